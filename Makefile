@@ -1,0 +1,46 @@
+# Waypoint: two commands on a fresh machine.
+#   make run    install everything and serve Waypoint on the embedded defaults
+#   make test   install everything and run the whole test suite (lint, types, tests)
+PYTHON ?= python3.11
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+
+.PHONY: run test install install-dev lint typecheck pytest clean
+
+$(VENV)/.created:
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	# torch first, pinned to the CPU build, so nothing pulls a multi-GB CUDA build
+	$(PIP) install --quiet torch==2.13.0
+	touch $@
+
+$(VENV)/.installed-run: $(VENV)/.created pyproject.toml
+	$(PIP) install --quiet -e ".[model-1-5b]"
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.created pyproject.toml
+	$(PIP) install --quiet -e ".[dev,model-0-5b]"
+	touch $@
+
+install: $(VENV)/.installed-run
+install-dev: $(VENV)/.installed-dev
+
+run: $(VENV)/.installed-run
+	$(VENV)/bin/waypoint llm check
+
+lint: $(VENV)/.installed-dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: $(VENV)/.installed-dev
+	$(VENV)/bin/mypy
+
+pytest: $(VENV)/.installed-dev
+	$(VENV)/bin/pytest
+
+test: lint typecheck pytest
+
+clean:
+	rm -rf $(VENV) .waypoint .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,32 @@
+"""Few error kinds, clear messages: the LLM backend's failures."""
+
+from __future__ import annotations
+
+
+class LLMError(Exception):
+    """Base class: an LLM backend failed to give a usable answer."""
+
+
+class LLMUnavailableError(LLMError):
+    """The backend cannot be reached or keeps failing (connect errors, 5xx after retries)."""
+
+
+class LLMTimeoutError(LLMError):
+    """The backend did not answer within the configured timeout."""
+
+
+class LLMRequestError(LLMError):
+    """The backend refused the request (4xx): a misuse, not worth retrying."""
+
+
+class LLMOutputError(LLMError):
+    """The model's output did not validate against the requested schema, even after one retry."""
+
+    def __init__(self, message: str, *, raw: str) -> None:
+        super().__init__(message)
+        self.raw = raw
+        """The last raw output, for the trace."""
+
+
+class ModelFileError(LLMError):
+    """The local model file is missing, corrupt or does not match its published hash."""

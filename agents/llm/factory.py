@@ -1,0 +1,53 @@
+"""Build the configured LLM backend from settings: a remote OpenAI-compatible server or the embedded one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agents.llm.embedded import EmbeddedLlamaServer
+from agents.llm.openai_compat import OpenAICompatibleLLM
+from knowledge.settings import Settings
+
+
+@dataclass
+class LLMRuntime:
+    """The LLM client plus, for the embedded default, the server it owns."""
+
+    llm: OpenAICompatibleLLM
+    backend: str
+    """``openai-compatible`` (SGLang or any server at ``llm.base_url``) or ``llama.cpp-embedded``."""
+    model: str
+    """What is being served: the remote model name, or the local model spec."""
+    server: EmbeddedLlamaServer | None = None
+
+    async def aclose(self) -> None:
+        """Close the client, then stop the embedded server if there is one."""
+        await self.llm.aclose()
+        if self.server is not None:
+            self.server.stop()
+
+
+def start_llm(settings: Settings) -> LLMRuntime:
+    """Connect to ``llm.base_url`` when set, else start the embedded llama.cpp server (blocking load)."""
+    cfg = settings.llm
+    api_key = cfg.api_key.get_secret_value() if cfg.api_key else None
+    common = {
+        "timeout_s": cfg.timeout_s,
+        "connect_timeout_s": cfg.connect_timeout_s,
+        "max_retries": cfg.max_retries,
+        "temperature": cfg.temperature,
+    }
+    if cfg.base_url:
+        llm = OpenAICompatibleLLM(cfg.base_url, model=cfg.model, api_key=api_key, **common)  # type: ignore[arg-type]
+        return LLMRuntime(llm=llm, backend="openai-compatible", model=cfg.model)
+    local = settings.local
+    server = EmbeddedLlamaServer(
+        local.model,
+        settings.data_dir / "models",
+        threads=local.threads,
+        n_ctx=local.n_ctx,
+        n_parallel=local.n_parallel,
+    )
+    base_url = server.start()
+    llm = OpenAICompatibleLLM(base_url, model=local.model, **common)  # type: ignore[arg-type]
+    return LLMRuntime(llm=llm, backend="llama.cpp-embedded", model=local.model, server=server)

@@ -1,0 +1,206 @@
+"""Typed run events: what the agent emits, the SSE API streams and the trace store keeps.
+
+Each event is a frozen pydantic model with a ``kind`` literal; ``RunEvent`` is their
+discriminated union. ``Envelope`` adds the run id, a per-run sequence number and a timestamp.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from knowledge.models import Evidence
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class RunStarted(_Event):
+    """A run began."""
+
+    kind: Literal["run_started"] = "run_started"
+    question: str
+    thread_id: str | None = None
+    tools: list[str] = Field(default_factory=list)
+    """Tools the run may use."""
+
+
+class StepStarted(_Event):
+    """A graph node started."""
+
+    kind: Literal["step_started"] = "step_started"
+    node: str
+    step: int
+    """1-based step number within the run."""
+
+
+class StepFinished(_Event):
+    """A graph node finished."""
+
+    kind: Literal["step_finished"] = "step_finished"
+    node: str
+    step: int
+    duration_s: float
+    summary: dict[str, Any] = Field(default_factory=dict)
+    """Small node-specific outcome (chosen tool, decision, ...)."""
+
+
+class ToolCall(_Event):
+    """A retrieval tool ran (or failed)."""
+
+    kind: Literal["tool_call"] = "tool_call"
+    tool: str
+    query: str
+    reason: str = ""
+    """Why the router chose this tool and query."""
+    subq_index: int = 0
+    status: Literal["ok", "error"] = "ok"
+    error: str | None = None
+    duration_s: float = 0.0
+    n_results: int = 0
+
+
+class EvidenceFound(_Event):
+    """Evidence a tool returned."""
+
+    kind: Literal["evidence"] = "evidence"
+    tool: str
+    items: list[Evidence]
+
+
+class GradeItem(BaseModel):
+    """One evidence item's grade."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    relevant: bool
+    score: float
+    """Probability-like relevance in 0-1."""
+
+
+class Graded(_Event):
+    """The grader's verdict on a batch of evidence."""
+
+    kind: Literal["grade"] = "grade"
+    items: list[GradeItem]
+
+
+class Note(_Event):
+    """Compaction wrote a note in place of older evidence."""
+
+    kind: Literal["note"] = "note"
+    text: str
+    replaced_ids: list[str] = Field(default_factory=list)
+
+
+class Token(_Event):
+    """A piece of the streamed answer."""
+
+    kind: Literal["token"] = "token"
+    text: str
+    node: str = "answer"
+
+
+class Citation(BaseModel):
+    """An evidence item the answer cites."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    doc_id: str
+    title: str = ""
+    section_path: list[str] = Field(default_factory=list)
+
+
+class Answer(_Event):
+    """The final answer with its citations."""
+
+    kind: Literal["answer"] = "answer"
+    text: str
+    citations: list[Citation] = Field(default_factory=list)
+    not_found: bool = False
+    """True when the knowledge base did not contain the answer."""
+    verified: bool | None = None
+    """Verifier verdict; None when verification did not run."""
+
+
+class LLMUsage(_Event):
+    """One LLM call's cost."""
+
+    kind: Literal["usage"] = "usage"
+    role: str
+    """The role that called: planner, router, grader, decider, compactor, answerer, verifier."""
+    prompt_tokens: int
+    cached_tokens: int
+    completion_tokens: int
+    ttft_s: float | None = None
+    latency_s: float = 0.0
+    model: str = ""
+
+
+class RunError(_Event):
+    """Something failed; ``recoverable`` errors let the run go on."""
+
+    kind: Literal["error"] = "error"
+    message: str
+    error_type: str = ""
+    recoverable: bool = True
+
+
+class Done(_Event):
+    """The run ended."""
+
+    kind: Literal["done"] = "done"
+    status: Literal["ok", "not_found", "budget", "error", "cancelled"] = "ok"
+    totals: dict[str, Any] = Field(default_factory=dict)
+    """Steps, LLM calls, prompt/cached/completion tokens, wall time."""
+
+
+RunEvent = Annotated[
+    RunStarted
+    | StepStarted
+    | StepFinished
+    | ToolCall
+    | EvidenceFound
+    | Graded
+    | Note
+    | Token
+    | Answer
+    | LLMUsage
+    | RunError
+    | Done,
+    Field(discriminator="kind"),
+]
+
+EVENT_KINDS: tuple[str, ...] = (
+    "run_started",
+    "step_started",
+    "step_finished",
+    "tool_call",
+    "evidence",
+    "grade",
+    "note",
+    "token",
+    "answer",
+    "usage",
+    "error",
+    "done",
+)
+
+
+class Envelope(BaseModel):
+    """A run event as sent and stored: run id, per-run sequence number, timestamp."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    seq: int
+    ts: float
+    """Unix time in seconds."""
+    event: RunEvent
+
+
+run_event_adapter: TypeAdapter[RunEvent] = TypeAdapter(RunEvent)
