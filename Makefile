@@ -6,7 +6,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 
-.PHONY: run test install install-dev lint typecheck pytest clean
+.PHONY: run test install install-dev system-deps lint typecheck pytest clean
 
 $(VENV)/.created:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH"; exit 1; }
@@ -37,7 +37,15 @@ lint: $(VENV)/.installed-dev
 typecheck: $(VENV)/.installed-dev
 	$(VENV)/bin/mypy
 
-pytest: $(VENV)/.installed-dev
+# Debian's Chromium for the trace viewer's browser test (Playwright drives it; no browser download).
+system-deps:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "note: /usr/bin/chromium missing and not root: browser tests will be skipped"; fi; \
+	fi
+
+pytest: $(VENV)/.installed-dev system-deps
 	$(VENV)/bin/pytest
 
 test: lint typecheck pytest

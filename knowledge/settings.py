@@ -57,6 +57,10 @@ class EmbeddingConfig(BaseModel):
     """Bearer token for the embeddings server, if it wants one."""
     batch_size: int = 64
     """Texts per embedding batch."""
+    revision: str = ""
+    """Model version for the cache key of a remote model (the local model's key uses its package version)."""
+    timeout_s: float = 60.0
+    """Read timeout of one remote embeddings request."""
 
 
 class QdrantConfig(BaseModel):
@@ -66,6 +70,12 @@ class QdrantConfig(BaseModel):
     """Qdrant server URL, e.g. ``http://127.0.0.1:6333``. Unset: local mode in the data dir."""
     api_key: SecretStr | None = None
     """Qdrant API key, if the server wants one."""
+    prefetch_limit: int = 40
+    """Candidates each of dense and sparse search hands to hybrid fusion (at least ``k``)."""
+    rrf_k: int = 60
+    """Reciprocal-rank-fusion constant: higher flattens the rank bonus of the top results."""
+    dense_weight: float = 1.0
+    """Weight of the dense ranking in hybrid fusion (the sparse ranking weighs 1.0)."""
 
 
 class Neo4jConfig(BaseModel):
@@ -81,6 +91,34 @@ class Neo4jConfig(BaseModel):
     """Database name."""
 
 
+class FalkorDBConfig(BaseModel):
+    """Embedded graph store (used when ``neo4j.uri`` is unset): FalkorDB on a redis-server the app starts."""
+
+    url: str | None = None
+    """An already running FalkorDB, e.g. ``redis://127.0.0.1:6379``. Unset: start the packaged one."""
+    port: int = 0
+    """Loopback port of the embedded server; 0 picks a free one."""
+    graph_prefix: str = "waypoint"
+    """Graph name prefix; each tenant gets its own graph ``<prefix>_<tenant>``."""
+    startup_timeout_s: float = 20.0
+    """How long to wait for the embedded server to answer PING."""
+
+
+class GraphConfig(BaseModel):
+    """Knowledge-graph extraction and retrieval."""
+
+    extractor: str = "fast"
+    """``fast`` (no LLM: names, titles, co-occurrence) or ``llm`` (JSON-schema triples per chunk)."""
+    max_seeds: int = 8
+    """Entities linked from one question."""
+    max_edges: int = 300
+    """RELATED edges read per expansion hop."""
+    mentions_per_entity: int = 40
+    """Chunks read per entity (hub entities are capped, and down-weighted by their degree)."""
+    damping: float = 0.5
+    """Personalised PageRank damping (probability of following an edge rather than restarting)."""
+
+
 class IngestConfig(BaseModel):
     """Ingestion limits and chunking."""
 
@@ -90,6 +128,35 @@ class IngestConfig(BaseModel):
     """Overlap between consecutive chunks of one section, as a share of the target size."""
     max_file_bytes: int = 20 * 1024 * 1024
     """Files larger than this are refused with a clear error."""
+    max_doc_chars: int = 5_000_000
+    """Documents (and JSONL passages) with more text than this are refused with a clear error."""
+    batch_docs: int = 64
+    """Documents embedded and committed together; a crash loses at most this batch's work."""
+    bm25_k1: float = 1.2
+    """BM25 term-frequency saturation of the client-side sparse vectors."""
+    bm25_b: float = 0.75
+    """BM25 length normalisation of the client-side sparse vectors."""
+    bm25_avg_len: float = 100.0
+    """Assumed average chunk length in words for BM25 length normalisation."""
+
+
+class TreeConfig(BaseModel):
+    """Vectorless tree search: document trees navigated level by level by the LLM."""
+
+    max_depth: int = 4
+    """Levels the navigator may descend below the starting level."""
+    beam: int = 2
+    """Nodes the navigator may open per level; the LLM-call budget is ``max_depth * beam``."""
+    candidates: int = 20
+    """Documents the lexical pre-filter hands to the corpus level when no document is named."""
+    max_children: int = 30
+    """Longer sibling lists are grouped into synthetic ranges of at most this many nodes."""
+    max_evidence_chars: int = 4000
+    """Section text returned in one evidence item is cut to this many characters."""
+    paragraphs_per_section: int = 4
+    """Paragraphs per synthetic section of a long document without headings."""
+    backfill: bool = False
+    """Fill up to ``k`` results with pre-filter documents the navigator did not choose (marked in ``reason``)."""
 
 
 class AgentConfig(BaseModel):
@@ -107,6 +174,20 @@ class AgentConfig(BaseModel):
     """Compact evidence + notes when they exceed this many tokens."""
     top_k: int = 5
     """Evidence per retrieval call."""
+    max_subquestions: int = 3
+    """Sub-questions the planner may split a question into."""
+    verify: bool = True
+    """Check the answer's claims against the cited evidence (one repair attempt)."""
+    passage_words: int = 120
+    """Evidence text is cut to this many words in prompts (keeps prefill affordable on CPU)."""
+    answer_max_tokens: int = 128
+    """Token cap of the streamed answer."""
+    checkpoint_url: str | None = None
+    """``postgresql://...`` for the Postgres checkpointer; unset: SQLite in the data dir."""
+    route_single_tool_with_llm: bool = False
+    """Ask the router LLM even for a first attempt with one allowed tool (else: sub-question + earlier answers)."""
+    history_turns: int = 3
+    """Earlier turns of a thread shown to the agent (question + answer each)."""
 
 
 class APIConfig(BaseModel):
@@ -122,6 +203,48 @@ class APIConfig(BaseModel):
     """Largest JSON request body."""
     max_upload_bytes: int = 50 * 1024 * 1024
     """Largest document upload."""
+    max_message_chars: int = 4000
+    """Longest chat message, in characters."""
+    sse_ping_s: float = 15.0
+    """Seconds between keep-alive pings on a silent event stream."""
+    shutdown_grace_s: float = 2.0
+    """On server shutdown, seconds an open stream gets to send its final events."""
+    replay_poll_s: float = 0.2
+    """How often a replay stream following a live run looks for new events."""
+
+
+class TracesConfig(BaseModel):
+    """The run store and trace viewer."""
+
+    retention_days: float = 30.0
+    """Finished runs older than this are deleted (at start-up and hourly); 0 keeps every run."""
+    purge_every_s: float = 3600.0
+    """Seconds between retention passes while the app runs."""
+
+
+class OTelConfig(BaseSettings):
+    """OpenTelemetry export of run spans, read from the standard ``OTEL_*`` variables; off unless an endpoint is set."""
+
+    model_config = SettingsConfigDict(env_prefix="OTEL_", extra="ignore")
+
+    exporter_otlp_endpoint: str | None = None
+    """``OTEL_EXPORTER_OTLP_ENDPOINT``: base URL of an OTLP/HTTP collector (``/v1/traces`` is appended)."""
+    exporter_otlp_traces_endpoint: str | None = None
+    """``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``: full traces URL; wins over the base endpoint."""
+    exporter_otlp_headers: str | None = None
+    """``OTEL_EXPORTER_OTLP_HEADERS``: ``key=value,key2=value2`` sent with every export."""
+    traces_exporter: str = "otlp"
+    """``OTEL_TRACES_EXPORTER``: ``otlp``, or ``none`` to switch export off."""
+    sdk_disabled: bool = False
+    """``OTEL_SDK_DISABLED``: true switches export off."""
+    service_name: str = "waypoint"
+    """``OTEL_SERVICE_NAME``: the ``service.name`` resource attribute."""
+
+    @property
+    def enabled(self) -> bool:
+        """True when an endpoint is configured and export is not switched off."""
+        endpoint = self.exporter_otlp_traces_endpoint or self.exporter_otlp_endpoint
+        return bool(endpoint) and not self.sdk_disabled and self.traces_exporter.strip().lower() != "none"
 
 
 class Settings(BaseSettings):
@@ -143,9 +266,15 @@ class Settings(BaseSettings):
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)
     qdrant: QdrantConfig = Field(default_factory=QdrantConfig)
     neo4j: Neo4jConfig = Field(default_factory=Neo4jConfig)
+    falkordb: FalkorDBConfig = Field(default_factory=FalkorDBConfig)
+    graph: GraphConfig = Field(default_factory=GraphConfig)
+    tree: TreeConfig = Field(default_factory=TreeConfig)
     ingest: IngestConfig = Field(default_factory=IngestConfig)
     agent: AgentConfig = Field(default_factory=AgentConfig)
     api: APIConfig = Field(default_factory=APIConfig)
+    traces: TracesConfig = Field(default_factory=TracesConfig)
+    otel: OTelConfig = Field(default_factory=OTelConfig)
+    """Read from ``OTEL_*`` when the settings are built (standard OpenTelemetry variables)."""
 
     def path(self, *parts: str) -> Path:
         """A path inside the data dir, its parent created."""

@@ -6,7 +6,13 @@ import logging
 
 import typer
 
+from api.cli import ask as ask_cli
+from api.cli import eval as eval_cli
+from api.cli import graph as graph_cli
+from api.cli import ingest as ingest_cli
 from api.cli import llm as llm_cli
+from api.cli import serve as serve_cli
+from api.cli import tree as tree_cli
 
 app = typer.Typer(
     name="waypoint",
@@ -15,6 +21,13 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 app.add_typer(llm_cli.app, name="llm")
+app.command("ingest")(ingest_cli.ingest)
+app.command("search")(ingest_cli.search)
+app.add_typer(graph_cli.app, name="graph")
+app.add_typer(eval_cli.app, name="eval")
+app.add_typer(tree_cli.app, name="tree")
+app.command("serve")(serve_cli.serve)
+app.command("ask")(ask_cli.ask)
 
 
 @app.callback()

@@ -1,0 +1,62 @@
+"""Answerer: the streamed, cited answer, and pure helpers to read citations and "not found"."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agents.llm import Message
+from agents.prompting import Block, PromptBuilder
+from agents.prompts import render
+
+NOT_FOUND = "NOT FOUND"
+"""What the model replies when the evidence lacks the answer."""
+NOT_FOUND_TEXT = "The knowledge base does not contain the answer."
+"""What the user reads instead."""
+
+_BRACKETS = re.compile(r"\[([^\]]{1,60})\]")
+_LABEL = re.compile(r"\bE(\d{1,4})\b")
+
+
+def answer_messages(
+    builder: PromptBuilder,
+    context: Sequence[Block],
+    question: str,
+    *,
+    direct: bool = False,
+    repair: tuple[str, Sequence[str]] | None = None,
+    complete: bool = False,
+) -> list[Message]:
+    """Messages of an answer call: grounded, a repair of a draft, or a direct reply (no retrieval).
+
+    ``complete``: every sub-question of the plan was answered from the evidence, so the model
+    combines those answers; otherwise it may reply ``NOT FOUND``.
+    """
+    if direct:
+        instruction = render("direct", question=question)
+    elif repair is not None:
+        draft, problems = repair
+        instruction = render("repair", draft=draft, problems="; ".join(problems) or "unsupported", question=question)
+    else:
+        instruction = render("answerer" if complete else "answerer_open", question=question)
+    return builder.build(context, instruction)
+
+
+def cited_labels(text: str) -> list[str]:
+    """Evidence labels cited in ``text`` (``[E2]``, ``[E1, E3]``), first-seen order, no repeats."""
+    found: list[str] = []
+    for group in _BRACKETS.findall(text):
+        found += [f"E{n}" for n in _LABEL.findall(group)]
+    return list(dict.fromkeys(found))
+
+
+def strip_citations(text: str) -> str:
+    """The answer without its ``[E..]`` markers (what answer scoring compares)."""
+    cleaned = _BRACKETS.sub(lambda m: "" if _LABEL.search(m.group(1)) else m.group(0), text)
+    return " ".join(cleaned.split()).rstrip(" .,;")
+
+
+def is_not_found(text: str) -> bool:
+    """True when the reply says the evidence does not contain the answer."""
+    body = strip_citations(text).upper()
+    return not body or body.startswith(NOT_FOUND)

@@ -1,0 +1,40 @@
+"""Decider: does the evidence answer the sub-question; if not, the bounded correction policy."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from agents.llm import Completion, LLMBackend
+from agents.prompting import Block, PromptBuilder
+from agents.prompts import render
+from agents.roles.call import structured
+from agents.roles.schemas import DecideOut
+
+Correction = Literal["rewrite", "switch", "give_up"]
+
+
+async def decide(
+    llm: LLMBackend, builder: PromptBuilder, context: Sequence[Block], *, n: int, subq: str
+) -> tuple[DecideOut, list[Completion]]:
+    """Ask whether sub-question ``n`` is answered, and the short answer."""
+    instruction = render("decider", n=n, subq=subq)
+    return await structured(llm, builder, context, instruction, DecideOut, max_tokens=64)
+
+
+def correction(
+    retries_used: int, max_retries: int, tools_tried: Sequence[str], allowed: Sequence[str], *, tool_failed: bool
+) -> tuple[Correction, str | None]:
+    """Pure Corrective-RAG policy: rewrite the query once, then switch tool; give up past the budget.
+
+    Returns the action and the tool to use (None: the router chooses freely).
+    """
+    if retries_used >= max_retries:
+        return "give_up", None
+    untried = [t for t in sorted(allowed) if t not in tools_tried]
+    last = tools_tried[-1] if tools_tried else None
+    if tool_failed or last is None or last not in allowed:
+        return ("switch", untried[0]) if untried else ("give_up", None)
+    if tools_tried.count(last) >= 2 and untried:
+        return "switch", untried[0]
+    return "rewrite", last

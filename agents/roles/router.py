@@ -1,0 +1,52 @@
+"""Router: pick the tool(s) and write the query for the current sub-question."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+from agents.llm import Completion, LLMBackend
+from agents.prompting import Block, PromptBuilder
+from agents.prompts import render
+from agents.roles.call import structured
+from agents.roles.schemas import RouteOut, narrowed
+
+
+async def route(
+    llm: LLMBackend,
+    builder: PromptBuilder,
+    context: Sequence[Block],
+    *,
+    n: int,
+    subq: str,
+    allowed: list[str],
+    tried: str,
+) -> tuple[RouteOut, list[Completion]]:
+    """Ask for ``{tools, query, reason}``; ``tools`` is an enum of the allowed names in the schema."""
+    instruction = render("router", n=n, subq=subq, tried=tried)
+    model_cls = cast(type[RouteOut], narrowed(RouteOut, "tools", sorted(allowed), 2))
+    return await structured(llm, builder, context, instruction, model_cls, max_tokens=96)
+
+
+def resolve_route(
+    chosen: Sequence[str], query: str, *, allowed: Sequence[str], forced: str | None, fallback_query: str
+) -> tuple[list[str], str]:
+    """Pure: keep allowed tools in the model's order (or the forced one), and a non-empty query."""
+    tools = [forced] if forced else list(dict.fromkeys(t for t in chosen if t in allowed))
+    text = " ".join(query.split()) or " ".join(fallback_query.split())
+    return tools, text
+
+
+def default_query(subq: str, earlier_answers: Sequence[str]) -> str:
+    """Pure: the first query without the LLM: the sub-question plus the answers found so far."""
+    return " ".join([*subq.split(), *" ".join(earlier_answers).split()])
+
+
+def tried_note(queries: Sequence[tuple[str, str]], action: str, tool: str | None) -> str:
+    """The line telling the router what failed before and what to do now."""
+    if not queries:
+        return ""
+    done = "; ".join(f"{t} {q!r}" for t, q in queries)
+    if action == "switch" and tool:
+        return f"Tried without success: {done}. Use {tool} now."
+    return f"Tried without success: {done}. Write a different query."

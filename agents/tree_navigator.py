@@ -1,0 +1,99 @@
+"""The tree navigator role: the LLM reads one level of a table of contents and names the entries to open.
+
+It implements ``tools.tree_search.Navigator`` structurally (``agents`` and ``tools`` never import each
+other). The reply is schema-constrained JSON whose ids are an enum of the listed keys; a reply that
+still names an unlisted id (or is not valid JSON) is retried once with the error, then the role raises
+``NavigationError``. The level listing comes before the question, so navigating the same level for
+different questions shares the prompt prefix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, Field, create_model
+
+from agents.llm import CallOptions, LLMBackend, LLMError, LLMOutputError, Usage, complete_structured
+from agents.prompting import Block, PromptBuilder
+from knowledge.trees import Choice, NavigationError, NodeView
+
+SYSTEM_PREFIX = (
+    "You are Waypoint's document navigator. You find where a question is answered by reading a table of "
+    "contents, the way a careful person uses one: you see one level at a time (id, title, a short summary, "
+    "how many sub-entries), and you name the entries most likely to contain the answer, best first. Prefer "
+    "specific entries over general ones. Names, codes, options and numbers in the question usually appear "
+    "in the title or summary of the right entry. If no entry could contain the answer, return an empty list. "
+    "Reply only with JSON of the form "
+    '{"choices": [{"id": "<an id from the list>", "reason": "<one short sentence>"}]}.'
+)
+
+
+def render_level(level: Sequence[NodeView]) -> str:
+    """The listing of one level: one entry per line plus its summary, in the order given (document order)."""
+    lines = []
+    for view in level:
+        more = f" ({view.children} sub-entries)" if view.children else ""
+        summary = " | ".join(part.strip() for part in view.summary.splitlines() if part.strip())
+        lines.append(f"[{view.key}] {view.title}{more}" + (f"\n    {summary}" if summary else ""))
+    return "\n".join(lines)
+
+
+def _known(keys: Sequence[str]) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        if value not in keys:
+            raise ValueError(f"id {value!r} is not in the list; use one of {list(keys)!r}")
+        return value
+
+    return check
+
+
+def picks_model(keys: Sequence[str], beam: int) -> type[BaseModel]:
+    """The reply schema for one level: ``choices`` of at most ``beam`` listed ids (an enum) with reasons."""
+    pick: Any = create_model(
+        "Pick",
+        id=(Annotated[str, AfterValidator(_known(keys))], Field(json_schema_extra={"enum": list(keys)})),
+        reason=(str, Field(default="", json_schema_extra={"maxLength": 200})),
+    )
+    model: type[BaseModel] = create_model(
+        "Picks", choices=(list[pick], Field(json_schema_extra={"maxItems": max(beam, 1)}))
+    )
+    return model
+
+
+class LLMNavigator:
+    """``Navigator`` backed by an LLM via ``complete_structured`` and the shared prompt layout."""
+
+    def __init__(self, llm: LLMBackend, *, system_prefix: str = SYSTEM_PREFIX, max_tokens: int = 256) -> None:
+        self.llm = llm
+        self.builder = PromptBuilder(system_prefix)
+        self.max_tokens = max_tokens
+        self.llm_calls = 0
+        """LLM calls made so far (a schema retry counts)."""
+        self.usage: list[Usage] = []
+        """Usage of every call, in order."""
+
+    async def choose(
+        self, question: str, level: Sequence[NodeView], beam: int, *, heading: str = "", note: str = ""
+    ) -> list[Choice]:
+        """Up to ``beam`` entries of ``level`` worth opening for ``question``; raises ``NavigationError``."""
+        if not level:
+            return []
+        keys = [v.key for v in level]
+        context = [Block(f"Contents: {heading or 'documents'}", render_level(level)), Block("Question", question)]
+        instruction = f"Name up to {beam} ids from the contents above that most likely answer the question."
+        if note:
+            instruction += f"\n{note}"
+        messages = self.builder.build(context, instruction)
+        options = CallOptions(max_tokens=self.max_tokens, temperature=0.0)
+        try:
+            parsed, calls = await complete_structured(self.llm, messages, picks_model(keys, beam), options=options)
+        except LLMOutputError as exc:  # the reply was invalid twice
+            self.llm_calls += 2
+            raise NavigationError(str(exc)) from exc
+        except LLMError as exc:
+            self.llm_calls += 1
+            raise NavigationError(str(exc)) from exc
+        self.llm_calls += len(calls)
+        self.usage += [c.usage for c in calls]
+        return [Choice(key=p.id, reason=p.reason.strip()) for p in parsed.choices][:beam]  # type: ignore[attr-defined]

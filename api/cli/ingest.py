@@ -1,0 +1,134 @@
+"""``waypoint ingest`` and ``waypoint search``: fill the vector store (and its sinks) and query it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, cast
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+if TYPE_CHECKING:
+    from knowledge.ingest import IngestReport, Progress
+    from knowledge.vector_store import SearchMode
+
+_MODES = ("hybrid", "dense", "sparse")
+
+
+def ingest(
+    paths: Annotated[
+        list[Path] | None, typer.Argument(help="Files or directories (Markdown, text, HTML, PDF, .jsonl).")
+    ] = None,
+    corpus: Annotated[
+        Path | None, typer.Option("--corpus", help="A JSONL passage corpus: {id, title, text} per line.")
+    ] = None,
+    tenant: Annotated[
+        str | None, typer.Option("--tenant", "-t", help="Tenant (default: settings.default_tenant).")
+    ] = None,
+    delete: Annotated[list[str] | None, typer.Option("--delete", help="Delete a document by id (repeatable).")] = None,
+) -> None:
+    """Ingest documents incrementally: unchanged ones are skipped, changed ones replaced."""
+    from knowledge.embeddings import build_embedder
+    from knowledge.ingest import Ingestor
+    from knowledge.loaders import discover
+    from knowledge.settings import Settings
+    from knowledge.vector_store import open_vector_store
+
+    console = Console()
+    if not paths and corpus is None and not delete:
+        console.print("[red]give PATH..., --corpus FILE.jsonl or --delete DOC_ID[/red]")
+        raise typer.Exit(2)
+    settings = Settings()
+    tenant = tenant or settings.default_tenant
+    with console.status("loading the embedding model..."):
+        embedder = build_embedder(settings)
+    store = open_vector_store(settings)
+    ingestor = Ingestor(settings, embedder, store)
+    try:
+        for doc_id in delete or []:
+            found = ingestor.delete_document(doc_id, tenant)
+            console.print(f"{'deleted' if found else 'not found'}: {doc_id}")
+        if corpus is not None:
+            total = _count_lines(corpus)
+            _show(console, _with_progress(console, total, lambda p: ingestor.ingest_corpus(corpus, tenant, progress=p)))
+        if paths:
+            files = list(discover(paths))
+            total = sum(_count_lines(f) if f.suffix.lower() == ".jsonl" else 1 for f in files)
+            _show(console, _with_progress(console, total, lambda p: ingestor.ingest_paths(files, tenant, progress=p)))
+    finally:
+        ingestor.close()
+        store.close()
+
+
+def search(
+    query: str = typer.Argument(..., help="What to look for."),
+    mode: str = typer.Option("hybrid", "--mode", "-m", help="hybrid, dense or sparse."),
+    k: int = typer.Option(5, "--k", "-k", min=1, max=100, help="Passages to show."),
+    tenant: str | None = typer.Option(None, "--tenant", "-t", help="Tenant (default: settings.default_tenant)."),
+) -> None:
+    """Search the tenant's documents and print ranked evidence."""
+    from knowledge.embeddings import build_embedder
+    from knowledge.settings import Settings
+    from knowledge.sparse import BM25Encoder
+    from knowledge.vector_store import open_vector_store
+    from tools.base import ToolError
+    from tools.vector_search import VectorSearchTool
+
+    console = Console()
+    if mode not in _MODES:
+        console.print(f"[red]unknown mode {mode!r}; use one of {', '.join(_MODES)}[/red]")
+        raise typer.Exit(2)
+    settings = Settings()
+    cfg = settings.ingest
+    with console.status("loading the embedding model..."):
+        embedder = build_embedder(settings)
+    store = open_vector_store(settings)
+    encoder = BM25Encoder(cfg.bm25_k1, cfg.bm25_b, cfg.bm25_avg_len)
+    tool = VectorSearchTool(embedder, store, tenant or settings.default_tenant, encoder=encoder)
+    try:
+        evidence = tool.search_sync(query, k=k, mode=cast("SearchMode", mode))
+    except ToolError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(1) from exc
+    finally:
+        store.close()
+    if not evidence:
+        console.print("no results")
+    for rank, ev in enumerate(evidence, start=1):
+        where = " > ".join([ev.title, *ev.section_path])
+        console.print(f"[bold]{rank}. {where}[/bold]  [dim]{ev.doc_id} · {ev.id} · score {ev.score:.4f}[/dim]")
+        console.print(ev.text if len(ev.text) <= 400 else ev.text[:400] + "…", highlight=False)
+
+
+def _with_progress(console: Console, total: int, run: Callable[[Progress], IngestReport]) -> IngestReport:
+    """Run an ingest call under a progress bar over ``total`` inputs."""
+    from rich.progress import Progress as Bar
+
+    with Bar(console=console, transient=True) as bar:
+        task = bar.add_task("ingesting", total=total or None)
+        return run(lambda n: bar.advance(task, n))
+
+
+def _show(console: Console, report: IngestReport) -> None:
+    table = Table("added", "unchanged", "replaced", "failed", "chunks", "seconds")
+    table.add_row(
+        str(len(report.added)),
+        str(len(report.unchanged)),
+        str(len(report.replaced)),
+        str(len(report.failed)),
+        str(report.chunks),
+        f"{report.seconds:.1f}",
+    )
+    console.print(table)
+    for failure in report.failed:
+        console.print(f"[red]failed[/red] {failure.source}: {failure.error}", highlight=False)
+
+
+def _count_lines(path: Path) -> int:
+    try:
+        with path.open("rb") as fh:
+            return sum(1 for line in fh if line.strip())
+    except OSError:
+        return 0

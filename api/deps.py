@@ -1,0 +1,107 @@
+"""What the app needs from the layers below, as small protocols, and the bundle the lifespan opens.
+
+``create_app`` takes a ``deps_factory``: an async context manager factory that opens ``AppDeps``
+once at start-up and closes them at shutdown. The default (``api.wiring.open_app_deps``) starts the
+LLM and the embedded stores; tests pass scripted ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from graphs.events import Envelope
+from knowledge.settings import Settings
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunSpec:
+    """What the API asks the agent to do: one question on one thread, for one tenant."""
+
+    run_id: str
+    """Run id chosen by the API (the trace store row exists before the first event)."""
+    tenant: str
+    """Tenant whose documents, graph and threads the run may use."""
+    question: str
+    """The user's message."""
+    thread_id: str
+    """Conversation thread."""
+    tools: list[str] | None = None
+    """Restrict the agent to these tools; None: all."""
+    options: dict[str, Any] = field(default_factory=dict)
+    """Per-run options passed through to the agent."""
+
+
+RunFn = Callable[[RunSpec], AsyncIterator[Envelope]]
+"""Starts a run: yields run_started first and done last; errors inside become ``error`` + ``done``."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class DocumentInfo:
+    """A stored document, as listed to its tenant."""
+
+    id: str
+    title: str
+    source: str = ""
+    chunks: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class IngestResult:
+    """What one ingest job did."""
+
+    documents: int
+    """Documents added or updated."""
+    chunks: int
+    """Chunks written."""
+    skipped: int = 0
+    """Documents left as they were (unchanged content)."""
+    errors: list[str] = field(default_factory=list)
+    """One message per file that could not be ingested."""
+
+
+class DocumentService(Protocol):
+    """Tenant-scoped document operations (the ingestion engineer's ``Ingestor`` behind an adapter)."""
+
+    async def ingest_paths(self, paths: Sequence[Path], *, tenant: str) -> IngestResult:
+        """Load, chunk, embed and index files for the tenant."""
+        ...
+
+    async def ingest_corpus(self, path: Path, *, tenant: str) -> IngestResult:
+        """Ingest a JSONL corpus (one passage per line) for the tenant."""
+        ...
+
+    async def list_documents(self, *, tenant: str) -> list[DocumentInfo]:
+        """The tenant's documents."""
+        ...
+
+    async def delete_document(self, doc_id: str, *, tenant: str) -> bool:
+        """Remove chunks, graph facts and tree of one document; False when the tenant has no such document."""
+        ...
+
+
+ReadyCheck = Callable[[], Awaitable[bool]]
+"""A readiness probe of one backend (LLM, vector store, graph store)."""
+
+
+@dataclass(kw_only=True)
+class AppDeps:
+    """Everything the routes use, opened once at start-up and shared by every request and tenant."""
+
+    run: RunFn
+    """Starts agent runs."""
+    documents: DocumentService
+    """Document ingestion and deletion."""
+    ready_checks: dict[str, ReadyCheck] = field(default_factory=dict)
+    """Named readiness probes for ``/readyz``."""
+    tool_names: list[str] = field(default_factory=list)
+    """Tools a run may be restricted to; empty: not checked here."""
+    model: str = ""
+    """What serves the LLM (shown in ``/readyz``)."""
+
+
+DepsFactory = Callable[[Settings], AbstractAsyncContextManager[AppDeps]]
+"""Opens ``AppDeps`` for the app's lifespan."""

@@ -1,0 +1,82 @@
+"""Errors become HTTP responses here, and only here: one JSON shape, ``{"error": {type, message, ...}}``.
+
+The shape is also what OpenAI clients expect, so the compatible endpoint shares it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger(__name__)
+
+
+class APIError(Exception):
+    """A request the API refuses, with its HTTP status and a stable error type."""
+
+    def __init__(self, status: int, type_: str, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.type = type_
+        self.message = message
+        self.code = code
+
+
+def not_found(what: str, ident: str) -> APIError:
+    """A 404 for an id the tenant does not have (another tenant's id looks exactly the same)."""
+    return APIError(404, "not_found", f"{what} {ident!r} not found")
+
+
+def error_body(type_: str, message: str, *, code: str | None = None, details: Any = None) -> dict[str, Any]:
+    """The JSON body of every error response."""
+    err: dict[str, Any] = {"type": type_, "message": message, "code": code}
+    if details is not None:
+        err["details"] = details
+    return {"error": err}
+
+
+def _validation_details(exc: RequestValidationError) -> list[dict[str, Any]]:
+    return [
+        {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": e.get("type", "")} for e in exc.errors()
+    ]
+
+
+async def _api_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, APIError)
+    return JSONResponse(error_body(exc.type, exc.message, code=exc.code), status_code=exc.status)
+
+
+async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    details = _validation_details(exc)
+    first = details[0] if details else {"loc": [], "msg": "invalid request"}
+    where = ".".join(str(p) for p in first["loc"])
+    return JSONResponse(error_body("invalid_request", f"{where}: {first['msg']}", details=details), status_code=422)
+
+
+async def _http_error(_: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    type_ = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(
+        exc.status_code, "http_error"
+    )
+    return JSONResponse(
+        error_body(type_, str(exc.detail)), status_code=exc.status_code, headers=getattr(exc, "headers", None)
+    )
+
+
+async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return JSONResponse(error_body("internal_error", f"{type(exc).__name__}: internal error"), status_code=500)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Register the handlers that turn every error into the one JSON shape."""
+    app.add_exception_handler(APIError, _api_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected)

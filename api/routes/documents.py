@@ -1,0 +1,162 @@
+"""Documents: upload (an ingest job), list, delete; and the jobs that ingest them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import shutil
+from dataclasses import asdict
+from pathlib import Path as FsPath
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, File, Path, Response, UploadFile
+from pydantic import BaseModel
+
+from api.errors import APIError, not_found
+from api.jobs import Job
+from api.state import AppState, app_state
+from api.tenants import current_tenant
+from knowledge.models import stable_id
+
+log = logging.getLogger(__name__)
+router = APIRouter(tags=["documents"])
+
+DOCUMENT_SUFFIXES = (".md", ".markdown", ".txt", ".html", ".htm", ".pdf")
+CORPUS_SUFFIX = ".jsonl"
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+IdPath = Annotated[str, Path(min_length=1, max_length=256)]
+
+
+class DocumentView(BaseModel):
+    """A stored document."""
+
+    id: str
+    title: str
+    source: str
+    chunks: int
+
+
+class DocumentList(BaseModel):
+    """``GET /v1/documents``."""
+
+    documents: list[DocumentView]
+
+
+def _safe_name(name: str | None, index: int) -> str:
+    base = FsPath(name or "").name
+    cleaned = _UNSAFE.sub("_", base).strip("._") or f"file{index}"
+    return f"{index:03d}_{cleaned}"
+
+
+def _check_corpus(data: bytes, name: str) -> None:
+    for lineno, line in enumerate(data.decode("utf-8", errors="strict").splitlines(), 1):
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        if not isinstance(record, dict) or not isinstance(record.get("text"), str):
+            raise ValueError(f"{name!r} line {lineno}: each line must be a JSON object with a 'text' string")
+
+
+async def _read_upload(state: AppState, upload: UploadFile) -> bytes:
+    name = upload.filename or ""
+    suffix = FsPath(name).suffix.lower()
+    if suffix not in (*DOCUMENT_SUFFIXES, CORPUS_SUFFIX):
+        allowed = ", ".join((*DOCUMENT_SUFFIXES, CORPUS_SUFFIX))
+        raise APIError(415, "unsupported_media_type", f"file {name!r}: unsupported type {suffix!r}; use {allowed}")
+    limit = state.settings.ingest.max_file_bytes
+    data = await upload.read(limit + 1)
+    if len(data) > limit:
+        raise APIError(413, "too_large", f"file {name!r} is over the limit of {limit} bytes")
+    if not data.strip():
+        raise APIError(422, "invalid_request", f"file {name!r} is empty")
+    if suffix == CORPUS_SUFFIX:
+        try:
+            _check_corpus(data, name)
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise APIError(422, "invalid_request", f"corpus {name!r} is not valid JSONL: {exc}") from exc
+    return data
+
+
+@router.post("/v1/documents", status_code=202)
+async def upload_documents(
+    files: Annotated[list[UploadFile], File(description="Documents (.md .txt .html .pdf) or a JSONL corpus")],
+    state: Annotated[AppState, Depends(app_state)],
+    tenant: Annotated[str, Depends(current_tenant)],
+) -> Job:
+    """Upload files; they are ingested by a background job whose id comes back (poll ``/v1/jobs/{id}``)."""
+    if not files or len(files) > 100:
+        raise APIError(422, "invalid_request", "send between 1 and 100 files")
+    contents = [await _read_upload(state, f) for f in files]
+    job = state.jobs.create(tenant, [f.filename or "" for f in files])
+    folder = state.settings.path("uploads", stable_id(tenant), job.id, "x").parent
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i, (upload, data) in enumerate(zip(files, contents, strict=True)):
+        path = folder / _safe_name(upload.filename, i)
+        path.write_bytes(data)
+        paths.append(path)
+    task = asyncio.create_task(_run_job(state, job.id, tenant, paths, folder))
+    state.tasks.add(task)
+    task.add_done_callback(state.tasks.discard)
+    return job
+
+
+async def _run_job(state: AppState, job_id: str, tenant: str, paths: list[FsPath], folder: FsPath) -> None:
+    state.jobs.set_running(job_id)
+    docs = state.deps.documents
+    try:
+        corpora = [p for p in paths if p.suffix.lower() == CORPUS_SUFFIX]
+        others = [p for p in paths if p.suffix.lower() != CORPUS_SUFFIX]
+        totals = {"documents": 0, "chunks": 0, "skipped": 0, "errors": []}
+        results = [await docs.ingest_corpus(p, tenant=tenant) for p in corpora]
+        if others:
+            results.append(await docs.ingest_paths(others, tenant=tenant))
+        for r in results:
+            for key, value in asdict(r).items():
+                totals[key] += value
+        state.jobs.finish(job_id, result=totals)
+    except Exception as exc:
+        log.exception("ingest job %s failed", job_id)
+        state.jobs.finish(job_id, error=f"{type(exc).__name__}: {exc}")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@router.get("/v1/jobs/{job_id}")
+async def get_job(
+    job_id: IdPath,
+    state: Annotated[AppState, Depends(app_state)],
+    tenant: Annotated[str, Depends(current_tenant)],
+) -> Job:
+    """An ingest job's status and, once done, its result."""
+    job = state.jobs.get(job_id, tenant=tenant)
+    if job is None:
+        raise not_found("job", job_id)
+    return job
+
+
+@router.get("/v1/documents")
+async def list_documents(
+    state: Annotated[AppState, Depends(app_state)],
+    tenant: Annotated[str, Depends(current_tenant)],
+) -> DocumentList:
+    """The tenant's documents."""
+    docs = await state.deps.documents.list_documents(tenant=tenant)
+    return DocumentList(
+        documents=[DocumentView(id=d.id, title=d.title, source=d.source, chunks=d.chunks) for d in docs]
+    )
+
+
+@router.delete("/v1/documents/{doc_id}", status_code=204)
+async def delete_document(
+    doc_id: IdPath,
+    state: Annotated[AppState, Depends(app_state)],
+    tenant: Annotated[str, Depends(current_tenant)],
+) -> Response:
+    """Remove a document: its chunks, graph facts and tree."""
+    if not await state.deps.documents.delete_document(doc_id, tenant=tenant):
+        raise not_found("document", doc_id)
+    return Response(status_code=204)

@@ -1,0 +1,165 @@
+"""``POST /v1/chat/completions``: the agent behind the OpenAI chat-completions API (``model: waypoint-agent``).
+
+The last user message is the question; the answer is the assistant message. Citations, run id,
+thread id and run status travel in an extra ``waypoint`` field (on the last chunk when streaming).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends
+from pydantic import BaseModel, ConfigDict, Field
+from sse_starlette import EventSourceResponse
+
+from api.errors import APIError
+from api.routes.chat import sse_response
+from api.sse import encode_data
+from api.start import StartedRun, start_run
+from api.state import AppState, app_state
+from api.tenants import current_tenant
+from graphs.events import Answer, Done, LLMUsage, RunError, Token
+
+router = APIRouter(tags=["openai"])
+
+MODEL = "waypoint-agent"
+
+
+class ChatMessage(BaseModel):
+    """One message of the conversation (text content only)."""
+
+    role: Literal["system", "user", "assistant", "developer", "tool"]
+    content: str | None = None
+
+
+class CompletionRequest(BaseModel):
+    """The subset of the OpenAI request Waypoint uses; other OpenAI fields are accepted and ignored."""
+
+    model_config = ConfigDict(extra="allow")
+
+    model: str
+    messages: list[ChatMessage] = Field(min_length=1, max_length=256)
+    stream: bool = False
+    thread_id: str | None = Field(default=None, min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:-]+$")
+    """Waypoint extension: continue an existing thread."""
+
+
+class _Outcome:
+    """What a run produced, gathered from its events."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.answer: Answer | None = None
+        self.status = "running"
+        self.error: str | None = None
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+
+    def take(self, event: object) -> str:
+        """Update from one event; return answer text to stream now ('' for none)."""
+        if isinstance(event, Token) and event.node == "answer":
+            self.text += event.text
+            return event.text
+        if isinstance(event, LLMUsage):
+            self.prompt_tokens += event.prompt_tokens
+            self.completion_tokens += event.completion_tokens
+        elif isinstance(event, RunError) and not event.recoverable:
+            self.error = event.message
+        elif isinstance(event, Answer):
+            self.answer = event
+            if not self.text:
+                self.text = event.text
+                return event.text
+        elif isinstance(event, Done):
+            self.status = event.status
+        return ""
+
+    def extra(self, run: StartedRun) -> dict[str, Any]:
+        """The ``waypoint`` field."""
+        citations = [c.model_dump(mode="json") for c in self.answer.citations] if self.answer else []
+        return {
+            "run_id": run.run_id,
+            "thread_id": run.thread_id,
+            "status": self.status,
+            "citations": citations,
+            "error": self.error,
+        }
+
+    def usage(self) -> dict[str, int]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens,
+        }
+
+
+def _question(body: CompletionRequest) -> str:
+    if body.model != MODEL:
+        raise APIError(
+            404, "invalid_request_error", f"model {body.model!r} not found; use {MODEL!r}", code="model_not_found"
+        )
+    users = [m.content for m in body.messages if m.role == "user" and m.content]
+    if not users:
+        raise APIError(422, "invalid_request_error", "messages must contain a user message with text content")
+    return users[-1]
+
+
+@router.get("/v1/models")
+async def list_models(tenant: Annotated[str, Depends(current_tenant)]) -> dict[str, Any]:
+    """The one model this endpoint serves."""
+    return {"object": "list", "data": [{"id": MODEL, "object": "model", "created": 0, "owned_by": "waypoint"}]}
+
+
+@router.post("/v1/chat/completions", response_model=None)
+async def chat_completions(
+    body: CompletionRequest,
+    state: Annotated[AppState, Depends(app_state)],
+    tenant: Annotated[str, Depends(current_tenant)],
+) -> dict[str, Any] | EventSourceResponse:
+    """OpenAI-compatible chat completion, streaming or not."""
+    run = start_run(state, tenant=tenant, message=_question(body), thread_id=body.thread_id)
+    if body.stream:
+        headers = {"X-Run-Id": run.run_id, "X-Thread-Id": run.thread_id}
+        return sse_response(state, _chunks(run), run.stop, headers)
+    outcome = _Outcome()
+    async for envelope in run.events:
+        outcome.take(envelope.event)
+    if outcome.answer is None and outcome.status != "ok":
+        raise APIError(
+            502, "backend_error", f"run {run.run_id!r} ended with status {outcome.status!r}: {outcome.error}"
+        )
+    return {
+        "id": f"chatcmpl-{run.run_id}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": MODEL,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": outcome.text}, "finish_reason": "stop"}],
+        "usage": outcome.usage(),
+        "waypoint": outcome.extra(run),
+    }
+
+
+def _chunk(run: StartedRun, delta: dict[str, Any], finish: str | None, **extra: Any) -> bytes:
+    body = {
+        "id": f"chatcmpl-{run.run_id}",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": MODEL,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        **extra,
+    }
+    return encode_data(json.dumps(body, ensure_ascii=False, separators=(",", ":")))
+
+
+async def _chunks(run: StartedRun) -> AsyncIterator[bytes]:
+    outcome = _Outcome()
+    yield _chunk(run, {"role": "assistant", "content": ""}, None)
+    async for envelope in run.events:
+        text = outcome.take(envelope.event)
+        if text:
+            yield _chunk(run, {"content": text}, None)
+    yield _chunk(run, {}, "stop", usage=outcome.usage(), waypoint=outcome.extra(run))
+    yield encode_data("[DONE]")

@@ -1,0 +1,83 @@
+"""Runs and threads: final state, stored events (with ``Last-Event-ID`` replay) and a thread's turns."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+import anyio
+from fastapi import APIRouter, Depends, Header, Path, Query
+from sse_starlette import EventSourceResponse
+
+from api.errors import APIError, not_found
+from api.routes.chat import sse_response
+from api.schemas import RunView, ThreadView
+from api.sse import encode_envelope, parse_last_event_id
+from api.state import AppState, app_state
+from api.tenants import current_tenant
+from graphs.events import Done
+
+router = APIRouter(tags=["runs"])
+
+IdPath = Annotated[str, Path(min_length=1, max_length=128)]
+
+
+@router.get("/v1/runs/{run_id}")
+async def get_run(
+    run_id: IdPath,
+    state: Annotated[AppState, Depends(app_state)],
+    tenant: Annotated[str, Depends(current_tenant)],
+) -> RunView:
+    """The run's final state (or its state so far while it is running)."""
+    run = state.store.get_run(run_id, tenant=tenant)
+    if run is None:
+        raise not_found("run", run_id)
+    return RunView.of(run, state.store.event_count(run_id, tenant=tenant))
+
+
+@router.get("/v1/threads/{thread_id}")
+async def get_thread(
+    thread_id: IdPath,
+    state: Annotated[AppState, Depends(app_state)],
+    tenant: Annotated[str, Depends(current_tenant)],
+) -> ThreadView:
+    """The thread's turns: each question with its answer and status, oldest first."""
+    runs = state.store.thread_runs(thread_id, tenant=tenant)
+    if not runs:
+        raise not_found("thread", thread_id)
+    return ThreadView.of(thread_id, runs)
+
+
+@router.get("/v1/runs/{run_id}/events", response_class=EventSourceResponse)
+async def run_events(
+    run_id: IdPath,
+    state: Annotated[AppState, Depends(app_state)],
+    tenant: Annotated[str, Depends(current_tenant)],
+    last_event_id: Annotated[str | None, Header()] = None,
+    after: Annotated[int | None, Query(ge=-1, description="Replay events after this seq (like Last-Event-ID)")] = None,
+) -> EventSourceResponse:
+    """Replay the run's events after ``Last-Event-ID`` (or ``after``); follow the run live while it goes on."""
+    if state.store.get_run(run_id, tenant=tenant) is None:
+        raise not_found("run", run_id)
+    try:
+        start = parse_last_event_id(last_event_id) if after is None else after
+    except ValueError as exc:
+        raise APIError(422, "invalid_request", f"bad Last-Event-ID {last_event_id!r}: {exc}") from exc
+    stop = state.streams.open()
+    return sse_response(state, _replay(state, run_id, tenant, start, stop), stop, {"X-Run-Id": run_id})
+
+
+async def _replay(state: AppState, run_id: str, tenant: str, after: int, stop: anyio.Event) -> AsyncIterator[bytes]:
+    try:
+        while True:
+            for envelope in state.store.events(run_id, tenant=tenant, after_seq=after):
+                yield encode_envelope(envelope)
+                after = envelope.seq
+                if isinstance(envelope.event, Done):
+                    return
+            run = state.store.get_run(run_id, tenant=tenant)
+            if run is None or run.status != "running" or stop.is_set():
+                return
+            await anyio.sleep(state.settings.api.replay_poll_s)
+    finally:
+        state.streams.close(stop)

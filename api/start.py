@@ -1,0 +1,96 @@
+"""Start a run for a request: check the input, register the run, hand back its event stream."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+
+from api.deps import RunSpec
+from api.errors import APIError, not_found
+from api.live import RunRecorder, drive
+from api.state import AppState
+from graphs.events import Envelope
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class StartedRun:
+    """A registered run and the stream of its events (stored as they pass)."""
+
+    run_id: str
+    thread_id: str
+    events: AsyncIterator[Envelope]
+    stop: anyio.Event
+    """Set it to end the stream early with a final ``error`` + ``done``."""
+
+
+def check_message(state: AppState, message: str) -> str:
+    """The stripped message, or a 422 when it is empty or too long."""
+    text = message.strip()
+    if not text:
+        raise APIError(422, "invalid_request", "message is empty")
+    limit = state.settings.api.max_message_chars
+    if len(text) > limit:
+        raise APIError(422, "invalid_request", f"message has {len(text)} characters; the limit is {limit}")
+    return text
+
+
+def check_tools(state: AppState, tools: list[str] | None) -> list[str] | None:
+    """The requested tools, or a 422 naming the unknown ones."""
+    known = state.deps.tool_names
+    if tools is None or not known:
+        return tools
+    unknown = [t for t in tools if t not in known]
+    if unknown:
+        raise APIError(422, "invalid_request", f"unknown tools {unknown!r}; available: {known!r}")
+    return tools
+
+
+def start_run(
+    state: AppState,
+    *,
+    tenant: str,
+    message: str,
+    thread_id: str | None = None,
+    tools: list[str] | None = None,
+    options: dict[str, Any] | None = None,
+) -> StartedRun:
+    """Validate, register the run in the trace store and return its (not yet started) event stream."""
+    question = check_message(state, message)
+    tools = check_tools(state, tools)
+    if thread_id is None:
+        thread_id = f"th_{uuid.uuid4().hex}"
+    elif not state.store.thread_exists(thread_id, tenant=tenant):
+        raise not_found("thread", thread_id)
+    run_id = f"run_{uuid.uuid4().hex}"
+    state.store.start_run(run_id=run_id, tenant=tenant, question=question, thread_id=thread_id)
+    log.info("run started", extra={"run_id": run_id, "tenant": tenant, "thread_id": thread_id})
+    spec = RunSpec(
+        run_id=run_id, tenant=tenant, question=question, thread_id=thread_id, tools=tools, options=options or {}
+    )
+    stop = state.streams.open()
+    recorder = RunRecorder(state.store, state.metrics, run_id)
+    events = _tracked(state, stop, drive(state.deps.run(spec), recorder, stop), run_id, tenant)
+    return StartedRun(run_id=run_id, thread_id=thread_id, events=events, stop=stop)
+
+
+async def _tracked(
+    state: AppState, stop: anyio.Event, events: AsyncIterator[Envelope], run_id: str, tenant: str
+) -> AsyncIterator[Envelope]:
+    try:
+        async for envelope in events:
+            yield envelope
+    finally:
+        state.streams.close(stop)
+        aclose = getattr(events, "aclose", None)
+        if aclose is not None:
+            with anyio.CancelScope(shield=True):
+                await aclose()
+        run = state.store.get_run(run_id, tenant=tenant)
+        log.info("run ended", extra={"run_id": run_id, "status": run.status if run else "unknown"})

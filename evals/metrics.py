@@ -1,0 +1,95 @@
+"""Pure scoring functions: answer EM / F1 (SQuAD normalisation), retrieval recall, percentiles.
+
+No I/O and no LLM here, so every number the suite reports can be checked by hand.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import string
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = set(string.punctuation)
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD normalisation: lower-case, drop punctuation, drop articles (a, an, the), collapse whitespace."""
+    lowered = text.lower()
+    no_punct = "".join(ch for ch in lowered if ch not in _PUNCT)
+    no_articles = _ARTICLES.sub(" ", no_punct)
+    return " ".join(no_articles.split())
+
+
+def exact_match(prediction: str, gold: str) -> float:
+    """1.0 when the normalised strings are equal, else 0.0."""
+    return float(normalize_answer(prediction) == normalize_answer(gold))
+
+
+def token_f1(prediction: str, gold: str) -> float:
+    """Token F1 of the normalised strings (HotpotQA rule: yes / no / noanswer only match exactly)."""
+    pred, ref = normalize_answer(prediction), normalize_answer(gold)
+    special = ("yes", "no", "noanswer")
+    if (pred in special or ref in special) and pred != ref:
+        return 0.0
+    pred_tokens, ref_tokens = pred.split(), ref.split()
+    common = Counter(pred_tokens) & Counter(ref_tokens)
+    overlap = sum(common.values())
+    if overlap == 0:
+        return 0.0
+    precision = overlap / len(pred_tokens)
+    recall = overlap / len(ref_tokens)
+    return 2 * precision * recall / (precision + recall)
+
+
+def best_exact_match(prediction: str, answers: Iterable[str]) -> float:
+    """Max EM over the accepted answers."""
+    return max((exact_match(prediction, a) for a in answers), default=0.0)
+
+
+def best_f1(prediction: str, answers: Iterable[str]) -> float:
+    """Max token F1 over the accepted answers."""
+    return max((token_f1(prediction, a) for a in answers), default=0.0)
+
+
+def dedupe(ids: Iterable[str]) -> list[str]:
+    """Ids in first-seen order without repeats (a passage retrieved twice counts once in the ranking)."""
+    return list(dict.fromkeys(ids))
+
+
+def recall_at_k(ranked_ids: Sequence[str], gold_ids: Iterable[str], k: int) -> float:
+    """Share of the gold ids found among the first ``k`` distinct ranked ids."""
+    gold = set(gold_ids)
+    if not gold:
+        raise ValueError("recall needs at least one gold id")
+    top = set(dedupe(ranked_ids)[:k])
+    return len(gold & top) / len(gold)
+
+
+def all_gold_at_k(ranked_ids: Sequence[str], gold_ids: Iterable[str], k: int) -> float:
+    """1.0 when every gold id is among the first ``k`` distinct ranked ids, else 0.0."""
+    return float(recall_at_k(ranked_ids, gold_ids, k) == 1.0)
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """The ``q``-th percentile (0-100) with linear interpolation between order statistics; None when empty."""
+    if not values:
+        return None
+    if not 0 <= q <= 100:
+        raise ValueError(f"percentile {q!r} is outside 0-100")
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q / 100
+    lo, hi = math.floor(pos), math.ceil(pos)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def mean(values: Sequence[float]) -> float | None:
+    """Arithmetic mean; None when empty."""
+    return sum(values) / len(values) if values else None
+
+
+def cached_share(prompt_tokens: int, cached_tokens: int) -> float | None:
+    """Cached prompt tokens over all prompt tokens; None when there was no prompt at all."""
+    return cached_tokens / prompt_tokens if prompt_tokens > 0 else None

@@ -1,0 +1,112 @@
+"""What one question's run produced (``Outcome``) and the scored JSONL record the runner writes (``QuestionRecord``)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Trajectory(BaseModel):
+    """A summary of the run's trace: steps, tools, budgets, where the gold evidence came from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    status: str = "ok"
+    """How the run ended: ok, not_found, budget, error, cancelled (the ``done`` event's status)."""
+    steps: int = 0
+    """Graph steps the run took (0 for single retrieval calls)."""
+    tool_calls: list[str] = Field(default_factory=list)
+    """Tool names in call order."""
+    hops: int = 0
+    """Retrieval rounds: tool calls for agent runs, 1 for a one-shot retrieval."""
+    gold_first_call: int | None = None
+    """1-based tool call after which every gold passage had been retrieved; None if never."""
+    gold_by_tool: dict[str, list[str]] = Field(default_factory=dict)
+    """Gold passage id -> tools that returned it."""
+    stopped_early: bool = False
+    """The run answered (or gave up) without ever retrieving all gold passages."""
+    hit_budget: bool = False
+    """The run ended on a step / LLM-call / wall-clock budget."""
+
+
+class Outcome(BaseModel):
+    """What a strategy returned for one question, before scoring."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str = ""
+    """The run's id (traces in the viewer), empty when the strategy has no traced run."""
+    answer: str | None = None
+    """The final answer; None for retrieval-only runs."""
+    retrieved_ids: list[str] = Field(default_factory=list)
+    """Passage ids of retrieved evidence, best / first-seen first (duplicates allowed)."""
+    retrieved_tools: list[str] = Field(default_factory=list)
+    """For each ``retrieved_ids`` entry, the tool that returned it."""
+    retrieved_call: list[int] = Field(default_factory=list)
+    """For each ``retrieved_ids`` entry, the 1-based tool call that returned it."""
+    cited_ids: list[str] = Field(default_factory=list)
+    """Passage ids the answer cited."""
+    llm_calls: int = 0
+    """LLM calls made."""
+    prompt_tokens: int = 0
+    """Prompt tokens over all LLM calls."""
+    cached_tokens: int = 0
+    """Prompt tokens served from the prefix cache."""
+    completion_tokens: int = 0
+    """Generated tokens."""
+    tool_calls: list[str] = Field(default_factory=list)
+    """Tool names in call order."""
+    steps: int = 0
+    """Graph steps."""
+    status: str = "ok"
+    """How the run ended."""
+    error: str | None = None
+    """Error message when the run failed."""
+
+
+class Scores(BaseModel):
+    """The per-question metrics."""
+
+    model_config = ConfigDict(frozen=True, populate_by_name=True, serialize_by_alias=True)
+
+    em: float | None = None
+    """Exact match (max over answers); None without an answer."""
+    f1: float | None = None
+    """Token F1 (max over answers); None without an answer."""
+    recall_2: float = Field(0.0, alias="recall@2")
+    """Share of gold passages among the first 2 distinct retrieved passages."""
+    recall_5: float = Field(0.0, alias="recall@5")
+    """Share of gold passages among the first 5 distinct retrieved passages."""
+    all_gold_5: float = Field(0.0, alias="all_gold@5")
+    """1 when all gold passages are among the first 5 retrieved."""
+    recall_all: float = 0.0
+    """Share of gold passages retrieved at any step."""
+    cited_recall_5: float | None = Field(None, alias="cited_recall@5")
+    """Share of gold passages among the first 5 cited passages; None without an answer."""
+
+
+class QuestionRecord(BaseModel):
+    """One line of ``OUT/<strategy>.jsonl``: the question, what the run did, and its scores."""
+
+    model_config = ConfigDict(frozen=True)
+
+    question_id: str
+    strategy: str
+    question: str
+    type: str
+    gold_answers: list[str]
+    gold_ids: list[str]
+    run_id: str = ""
+    answer: str | None = None
+    retrieved_ids: list[str] = Field(default_factory=list)
+    """Distinct retrieved passage ids, first-seen order."""
+    cited_ids: list[str] = Field(default_factory=list)
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    """Wall time of the question, seconds."""
+    trajectory: Trajectory = Field(default_factory=Trajectory)
+    scores: Scores = Field(default_factory=Scores)
+    error: str | None = None
+    """Set when the strategy raised; such records are run again on resume."""

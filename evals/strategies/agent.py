@@ -1,0 +1,66 @@
+"""The agent and single-shot strategies: run the graph via ``graphs.runner`` and fold its event stream."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from evals.datasets import Question
+from evals.errors import EvalError
+from evals.records import Outcome
+from evals.strategies.base import Strategy, StrategyContext, register_strategy
+from evals.strategies.collect import collect_stream
+from graphs.deps import Deps
+from graphs.events import Envelope
+
+StreamFn = Callable[[Deps, Any], AsyncIterator[Envelope]]
+
+
+class GraphStrategy:
+    """Runs each question through a graph entry point (``stream_run`` or ``stream_single_shot``)."""
+
+    answers = True
+
+    def __init__(self, name: str, deps: Deps, stream: StreamFn, make_request: Callable[[str], Any]) -> None:
+        self.name = name
+        self.deps = deps
+        self.stream = stream
+        self.make_request = make_request
+
+    async def run(self, question: Question) -> Outcome:
+        """One full run; its events give the answer, evidence, usage and trajectory."""
+        return await collect_stream(self.stream(self.deps, self.make_request(question.question)))
+
+
+def _load(module: str, attr: str) -> Any:
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise EvalError(f"{module}.{attr} is not available yet: {exc}") from exc
+
+
+def _graph_factory(name: str, module: str, attr: str) -> Callable[[StrategyContext], Any]:
+    async def factory(ctx: StrategyContext) -> Strategy:
+        if ctx.retrieval_only:
+            raise EvalError(f"strategy {name!r} always answers; --retrieval-only applies to retrieval strategies")
+        stream = _load(module, attr)
+        request_cls = _load("graphs.runner", "RunRequest")
+        deps = await ctx.resources.deps()
+        return GraphStrategy(name, deps, stream, lambda q: request_cls(question=q))
+
+    return factory
+
+
+register_strategy(
+    "agent",
+    _graph_factory("agent", "graphs.runner", "stream_run"),
+    "The full agent: plan, route, grade, correct, answer with citations",
+    needs_llm=True,
+)
+register_strategy(
+    "single_shot",
+    _graph_factory("single_shot", "graphs.single_shot", "stream_single_shot"),
+    "One retrieval then one answer, through the graph's events",
+    needs_llm=True,
+)

@@ -1,0 +1,52 @@
+"""One-call reader for retrieval strategies: answer from the top passages, citing them by label."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agents.llm import CallOptions, LLMBackend
+from agents.prompting import Block, PromptBuilder
+from evals.records import Outcome
+
+SYSTEM = (
+    "You answer questions from the numbered passages given to you. Reply with the short answer only "
+    "(a name, date, number, yes or no), then the labels of the passages you used in square brackets, "
+    "e.g. 'Paris [P1][P3]'. If the passages do not contain the answer, give your best short guess."
+)
+_LABEL = re.compile(r"\[P(\d+)\]")
+
+
+def split_answer(text: str, ids: Sequence[str]) -> tuple[str, list[str]]:
+    """The answer with its ``[Pn]`` labels removed, and the passage ids those labels point at."""
+    cited = [ids[int(n) - 1] for n in _LABEL.findall(text) if 1 <= int(n) <= len(ids)]
+    answer = _LABEL.sub("", text).strip().splitlines()[0] if text.strip() else ""
+    return answer.strip().rstrip("."), cited
+
+
+class Reader:
+    """Answers a question from given passages with a single LLM call."""
+
+    def __init__(self, llm: LLMBackend, *, max_tokens: int = 48) -> None:
+        self.llm = llm
+        self.builder = PromptBuilder(SYSTEM)
+        self.max_tokens = max_tokens
+
+    async def answer(self, question: str, passages: Sequence[tuple[str, str, str]], base: Outcome) -> Outcome:
+        """Fill ``answer``, ``cited_ids`` and usage into ``base`` (passages are ``(id, title, text)``)."""
+        body = "\n\n".join(f"[P{i}] {title}: {text}" for i, (_, title, text) in enumerate(passages, start=1))
+        blocks = [Block("Passages", body or "(none)"), Block("Question", question)]
+        messages = self.builder.build(blocks, "Answer the question.")
+        done = await self.llm.complete(messages, options=CallOptions(max_tokens=self.max_tokens, temperature=0.0))
+        answer, cited = split_answer(done.text, [pid for pid, _, _ in passages])
+        usage = done.usage
+        return base.model_copy(
+            update={
+                "answer": answer,
+                "cited_ids": cited,
+                "llm_calls": base.llm_calls + 1,
+                "prompt_tokens": base.prompt_tokens + usage.prompt_tokens,
+                "cached_tokens": base.cached_tokens + usage.cached_tokens,
+                "completion_tokens": base.completion_tokens + usage.completion_tokens,
+            }
+        )

@@ -1,0 +1,80 @@
+"""Retrieval-tool strategies: one call of a ``RetrievalTool`` from Deps (vector, graph, tree, any new tool)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from evals.datasets import Question
+from evals.errors import EvalError
+from evals.records import Outcome
+from evals.strategies.base import Strategy, StrategyContext, register_strategy
+from evals.strategies.reader import Reader
+from knowledge.models import Evidence
+from tools.base import RetrievalTool
+
+Search = Callable[[str, int], Awaitable[list[Evidence]]]
+
+
+class ToolStrategy:
+    """Search once with a tool; optionally answer from what it returned with one LLM call."""
+
+    answers: bool
+
+    def __init__(self, name: str, tool_name: str, search: Search, *, k: int, reader: Reader | None) -> None:
+        self.name = name
+        self.tool_name = tool_name
+        self.search = search
+        self.k = k
+        self.reader = reader
+        self.answers = reader is not None
+
+    async def run(self, question: Question) -> Outcome:
+        """One search (plus the reader's answer when not retrieval-only)."""
+        found = await self.search(question.question, self.k)
+        ids = [e.doc_id for e in found]
+        base = Outcome(
+            retrieved_ids=ids,
+            retrieved_tools=[e.tool or self.tool_name for e in found],
+            retrieved_call=[1] * len(ids),
+            tool_calls=[self.tool_name],
+        )
+        if self.reader is None:
+            return base
+        passages = [(e.doc_id, e.title, e.text) for e in found]
+        return await self.reader.answer(question.question, passages, base)
+
+
+def _searcher(tool: RetrievalTool, extra: dict[str, Any]) -> Search:
+    async def search(query: str, k: int) -> list[Evidence]:
+        return await tool.search(query, k=k, **extra)
+
+    return search
+
+
+async def tool_strategy(ctx: StrategyContext, *, name: str, tool_name: str, **extra: Any) -> Strategy:
+    """A ``ToolStrategy`` over ``deps.tools[tool_name]``; ``extra`` goes to every search (e.g. ``mode``)."""
+    deps = await ctx.resources.deps()
+    tool = deps.tools.get(tool_name)
+    if tool is None:
+        available = ", ".join(sorted(deps.tools)) or "none"
+        raise EvalError(f"strategy {name!r} needs tool {tool_name!r}, which is not available (tools: {available})")
+    reader = None if ctx.retrieval_only else Reader(deps.llm)
+    return ToolStrategy(name, tool_name, _searcher(tool, extra), k=ctx.k, reader=reader)
+
+
+def register_tool_strategy(
+    name: str, tool_name: str, description: str, *, needs_llm: bool = False, **extra: Any
+) -> None:
+    """Register a strategy that runs ``tool_name`` once per question (``extra`` passed to its search)."""
+    factory = functools.partial(tool_strategy, name=name, tool_name=tool_name, **extra)
+    register_strategy(name, factory, description, needs_llm=needs_llm)
+
+
+register_tool_strategy("vector", "vector_search", "Vector search, dense only", mode="dense")
+register_tool_strategy("dense", "vector_search", "Vector search, dense only", mode="dense")
+register_tool_strategy("sparse", "vector_search", "Vector search, sparse only", mode="sparse")
+register_tool_strategy("hybrid", "vector_search", "Vector search, dense + sparse fused", mode="hybrid")
+register_tool_strategy("graph", "graph_search", "Knowledge-graph retrieval")
+register_tool_strategy("tree", "tree_search", "Vectorless tree search (the LLM reads contents)", needs_llm=True)

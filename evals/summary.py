@@ -1,0 +1,145 @@
+"""``summary.json``: per-strategy aggregates over the question records (documented in ``evals/README.md``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from evals.metrics import cached_share, mean, percentile
+from evals.records import QuestionRecord
+
+SCHEMA_VERSION = 1
+
+
+class TypeSummary(BaseModel):
+    """Aggregates over one question type."""
+
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+    n: int
+    em: float | None
+    f1: float | None
+    recall_5: float | None = Field(alias="recall@5")
+
+
+class StrategySummary(BaseModel):
+    """Aggregates of one strategy; rates are fractions in 0-1, None where the strategy has no such figure."""
+
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+    n: int
+    """Questions scored."""
+    em: float | None
+    """Mean exact match; None for retrieval-only runs."""
+    f1: float | None
+    """Mean token F1; None for retrieval-only runs."""
+    recall_2: float | None = Field(alias="recall@2")
+    """Mean share of gold passages in the first 2 distinct retrieved passages."""
+    recall_5: float | None = Field(alias="recall@5")
+    """Mean share of gold passages in the first 5 distinct retrieved passages."""
+    all_gold_5: float | None = Field(alias="all_gold@5")
+    """Share of questions with every gold passage in the first 5."""
+    llm_calls_mean: float | None
+    """LLM calls per question; None when the strategy made none."""
+    prompt_tokens_mean: float | None
+    """Prompt tokens per question; None without LLM calls."""
+    cached_tokens_mean: float | None
+    """Cached prompt tokens per question; None without LLM calls."""
+    cached_share: float | None
+    """All cached over all prompt tokens; None without LLM calls."""
+    latency_p50_s: float | None
+    """Median wall time per question, seconds."""
+    latency_p95_s: float | None
+    """95th-percentile wall time per question, seconds."""
+    completion_tokens_mean: float | None = None
+    """Generated tokens per question; None without LLM calls."""
+    cited_recall_5: float | None = Field(None, alias="cited_recall@5")
+    """Mean share of gold passages among the first 5 cited; None for retrieval-only runs."""
+    gold_retrieved_share: float | None = None
+    """Share of questions whose run retrieved every gold passage at some step."""
+    stopped_early_share: float | None = None
+    """Share of questions that ended without ever retrieving all gold passages."""
+    hit_budget_share: float | None = None
+    """Share of questions that ended on a budget."""
+    hops_mean: float | None = None
+    """Tool calls per question."""
+    tool_choices: dict[str, float] = Field(default_factory=dict)
+    """Share of tool calls per tool."""
+    gold_by_tool: dict[str, int] = Field(default_factory=dict)
+    """Gold passages found, counted per tool that returned them."""
+    errors: int = 0
+    """Questions whose run raised (scored as zero)."""
+    by_type: dict[str, TypeSummary] = Field(default_factory=dict)
+    """The main figures per question type (bridge, comparison, 2hop, ...)."""
+
+
+def _opt_mean(values: Sequence[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return mean(present) if present else None
+
+
+def _type_summary(records: Sequence[QuestionRecord]) -> TypeSummary:
+    return TypeSummary(
+        n=len(records),
+        em=_opt_mean([r.scores.em for r in records]),
+        f1=_opt_mean([r.scores.f1 for r in records]),
+        recall_5=mean([r.scores.recall_5 for r in records]),
+    )
+
+
+def summarize(records: Sequence[QuestionRecord]) -> StrategySummary:
+    """Aggregate one strategy's records."""
+    used_llm = sum(r.llm_calls for r in records) > 0
+    latencies = [r.latency_s for r in records]
+    tools = Counter(t for r in records for t in r.trajectory.tool_calls)
+    n_calls = sum(tools.values())
+    gold_by_tool = Counter(t for r in records for found in r.trajectory.gold_by_tool.values() for t in found)
+    types = sorted({r.type for r in records})
+
+    def llm_mean(values: list[int]) -> float | None:
+        return mean([float(v) for v in values]) if used_llm else None
+
+    return StrategySummary(
+        n=len(records),
+        em=_opt_mean([r.scores.em for r in records]),
+        f1=_opt_mean([r.scores.f1 for r in records]),
+        recall_2=mean([r.scores.recall_2 for r in records]),
+        recall_5=mean([r.scores.recall_5 for r in records]),
+        all_gold_5=mean([r.scores.all_gold_5 for r in records]),
+        llm_calls_mean=llm_mean([r.llm_calls for r in records]),
+        prompt_tokens_mean=llm_mean([r.prompt_tokens for r in records]),
+        cached_tokens_mean=llm_mean([r.cached_tokens for r in records]),
+        cached_share=cached_share(sum(r.prompt_tokens for r in records), sum(r.cached_tokens for r in records))
+        if used_llm
+        else None,
+        latency_p50_s=percentile(latencies, 50),
+        latency_p95_s=percentile(latencies, 95),
+        completion_tokens_mean=llm_mean([r.completion_tokens for r in records]),
+        cited_recall_5=_opt_mean([r.scores.cited_recall_5 for r in records]),
+        gold_retrieved_share=mean([float(r.trajectory.gold_first_call is not None) for r in records]),
+        stopped_early_share=mean([float(r.trajectory.stopped_early) for r in records]),
+        hit_budget_share=mean([float(r.trajectory.hit_budget) for r in records]),
+        hops_mean=mean([float(r.trajectory.hops) for r in records]),
+        tool_choices={t: c / n_calls for t, c in sorted(tools.items())},
+        gold_by_tool=dict(sorted(gold_by_tool.items())),
+        errors=sum(r.error is not None for r in records),
+        by_type={t: _type_summary([r for r in records if r.type == t]) for t in types},
+    )
+
+
+def build_summary(meta: dict[str, Any], records: Mapping[str, Sequence[QuestionRecord]]) -> dict[str, Any]:
+    """The ``summary.json`` document: run metadata plus one ``StrategySummary`` per strategy."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "dataset": meta.get("dataset"),
+        "model": meta.get("model"),
+        "backend": meta.get("backend"),
+        "date": meta.get("finished_at") or meta.get("started_at"),
+        "machine": meta.get("machine"),
+        "content_hash": meta.get("content_hash"),
+        "k": meta.get("k"),
+        "strategies": {name: summarize(recs).model_dump(mode="json") for name, recs in sorted(records.items())},
+    }

@@ -1,0 +1,38 @@
+"""Prompt context from state, in cache-friendly order: turns, question, evidence, notes, plan."""
+
+from __future__ import annotations
+
+from agents.prompting import Block
+from graphs.state import AgentState, EvidenceRecord, SubQuestion
+
+
+def passage(record: EvidenceRecord, max_words: int) -> str:
+    """``[E1] Title: text`` with the text cut to ``max_words`` words."""
+    item = record["item"]
+    words = str(item.get("text", "")).split()
+    text = " ".join(words[:max_words]) + (" ..." if len(words) > max_words else "")
+    title = str(item.get("title", "")).strip()
+    return f"[{record['label']}] {title}: {text}" if title else f"[{record['label']}] {text}"
+
+
+def plan_line(i: int, sq: SubQuestion) -> str:
+    """One plan line with its status and answer."""
+    tail = {"answered": f" -> {sq['answer']}", "failed": " -> not found"}.get(sq["status"], "")
+    return f"{i + 1}. {sq['text']}{tail}"
+
+
+def context_blocks(state: AgentState, *, max_words: int, history_turns: int = 3) -> list[Block]:
+    """Blocks that only grow within a run: earlier turns, question, evidence (first-seen), notes, plan."""
+    blocks: list[Block] = []
+    turns = state.get("history", [])[-history_turns:] if history_turns else []
+    if turns:
+        blocks.append(Block("Earlier turns", "\n".join(f"Q: {t['question']}\nA: {t['answer']}" for t in turns)))
+    blocks.append(Block("Question", state["question"]))
+    shown = [r for r in state.get("evidence", []) if r["status"] in ("kept", "candidate")]
+    if shown:
+        blocks.append(Block("Evidence", "\n".join(passage(r, max_words) for r in shown)))
+    if notes := state.get("notes", []):
+        blocks.append(Block("Notes", "\n".join(f"- {n}" for n in notes)))
+    if plan := state.get("plan", []):
+        blocks.append(Block("Plan", "\n".join(plan_line(i, sq) for i, sq in enumerate(plan))))
+    return blocks

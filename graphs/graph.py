@@ -1,0 +1,102 @@
+"""The agent's LangGraph: plan → route → retrieve → grade → decide (→ compact) … → answer → verify → finalize."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, cast
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from graphs.budget import can_call
+from graphs.deps import Deps
+from graphs.emit import step
+from graphs.kit import Kit, make_kit
+from graphs.nodes import answer, compact, decide, finalize, grade, plan, retrieve, route, verify
+from graphs.nodes.compact import to_compact
+from graphs.state import AgentState
+
+
+def after_plan(state: AgentState) -> Literal["route", "answer"]:
+    """Retrieval needed: route the first sub-question; else answer directly."""
+    return "route" if state.get("needs_retrieval", True) else "answer"
+
+
+def after_route(state: AgentState) -> Literal["retrieve", "decide"]:
+    """No tool chosen: the decider judges from what the run already has."""
+    return "retrieve" if state["route"]["tools"] else "decide"
+
+
+def after_retrieve(state: AgentState) -> Literal["grade", "decide"]:
+    """Grade new candidates; nothing new (tools failed or found nothing) goes straight to decide."""
+    return "grade" if any(r["status"] == "candidate" for r in state.get("evidence", [])) else "decide"
+
+
+def make_after_decide(kit: Kit) -> Any:
+    """Compact when over budget, else follow the decision."""
+
+    def after_decide(state: AgentState) -> Literal["compact", "route", "answer"]:
+        if to_compact(state, kit.cfg.context_token_budget, kit.cfg.passage_words) and can_call(
+            state["budget"], kit.cfg
+        ):
+            return "compact"
+        return after_compact(state)
+
+    return after_decide
+
+
+def after_compact(state: AgentState) -> Literal["route", "answer"]:
+    """Follow the decider's verdict."""
+    return "answer" if state.get("decision") == "answer" else "route"
+
+
+def make_after_answer(kit: Kit) -> Any:
+    """Verify a grounded answer when configured and affordable."""
+
+    def after_answer(state: AgentState) -> Literal["verify", "finalize"]:
+        grounded = state.get("needs_retrieval", True) and not state.get("not_found", False)
+        if kit.cfg.verify and grounded and can_call(state["budget"], kit.cfg):
+            return "verify"
+        return "finalize"
+
+    return after_answer
+
+
+def make_after_verify(kit: Kit) -> Any:
+    """One repair when the verifier found unsupported claims."""
+
+    def after_verify(state: AgentState) -> Literal["answer", "finalize"]:
+        if state.get("problems") and not state.get("repaired") and can_call(state["budget"], kit.cfg):
+            return "answer"
+        return "finalize"
+
+    return after_verify
+
+
+def build_graph(deps: Deps, *, checkpointer: Any = None) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """Compile the agent over ``deps`` (checkpointer: ``deps.checkpointer`` unless given; False for none)."""
+    kit = make_kit(deps)
+    g: StateGraph[Any, Any, Any, Any] = StateGraph(AgentState)
+    for name, module in (
+        ("plan", plan),
+        ("route", route),
+        ("retrieve", retrieve),
+        ("grade", grade),
+        ("decide", decide),
+        ("compact", compact),
+        ("answer", answer),
+        ("verify", verify),
+        ("finalize", finalize),
+    ):
+        g.add_node(name, cast(Any, step(name, module.make(kit))))
+    g.add_edge(START, "plan")
+    g.add_conditional_edges("plan", after_plan, ["route", "answer"])
+    g.add_conditional_edges("route", after_route, ["retrieve", "decide"])
+    g.add_conditional_edges("retrieve", after_retrieve, ["grade", "decide"])
+    g.add_edge("grade", "decide")
+    g.add_conditional_edges("decide", make_after_decide(kit), ["compact", "route", "answer"])
+    g.add_conditional_edges("compact", after_compact, ["route", "answer"])
+    g.add_conditional_edges("answer", make_after_answer(kit), ["verify", "finalize"])
+    g.add_conditional_edges("verify", make_after_verify(kit), ["answer", "finalize"])
+    g.add_edge("finalize", END)
+    saver = deps.checkpointer if checkpointer is None else (checkpointer or None)
+    return g.compile(checkpointer=saver, name="waypoint-agent")

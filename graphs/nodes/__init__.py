@@ -1,0 +1,1 @@
+"""Graph nodes: each thin, calling one role or tool and returning a partial state update."""

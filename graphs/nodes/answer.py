@@ -1,0 +1,64 @@
+"""answer: stream the cited answer token by token (or a repair of it); without calls left, the best supported one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.llm import CallOptions, Completion, StreamDone, TextDelta
+from agents.roles.answerer import NOT_FOUND, answer_messages, is_not_found
+from graphs.budget import can_call
+from graphs.emit import SUMMARY_KEY, Meter
+from graphs.events import Token
+from graphs.kit import Kit
+from graphs.state import AgentState
+
+
+def best_supported(state: AgentState) -> str:
+    """Pure: the last answered sub-question's answer citing its kept evidence, else ``NOT FOUND``."""
+    for i in range(len(state.get("plan", [])) - 1, -1, -1):
+        sq = state["plan"][i]
+        if sq["status"] == "answered":
+            labels = [r["label"] for r in state.get("evidence", []) if r["subq"] == i and r["status"] == "kept"]
+            return f"{sq['answer']} [{', '.join(labels)}]" if labels else sq["answer"]
+    return NOT_FOUND
+
+
+def make(kit: Kit) -> Any:
+    """The answer node."""
+
+    async def run(state: AgentState, meter: Meter) -> dict[str, Any]:
+        repair = bool(state.get("problems")) and not state.get("repaired", False)
+        needs = state.get("needs_retrieval", True)
+        if not can_call(meter.budget, kit.cfg):
+            text = best_supported(state)
+            return {"draft": text, "not_found": is_not_found(text), SUMMARY_KEY: {"fallback": True}}
+        messages = answer_messages(
+            kit.builder,
+            kit.context(state),
+            state["question"],
+            direct=not needs,
+            repair=(state.get("draft", ""), state.get("problems", [])) if repair else None,
+            complete=bool(state.get("plan")) and all(sq["status"] == "answered" for sq in state["plan"]),
+        )
+        node = "repair" if repair else "answer"
+        done: Completion | None = None
+        async for event in kit.deps.llm.stream(messages, options=CallOptions(max_tokens=kit.cfg.answer_max_tokens)):
+            if isinstance(event, TextDelta):
+                meter.emit(Token(text=event.text, node=node))
+            elif isinstance(event, StreamDone):
+                done = event.completion
+        assert done is not None, "LLM stream ended without StreamDone"
+        meter.record("answerer", [done])
+        text = done.text.strip()
+        fallback = needs and is_not_found(text) and not is_not_found(best := best_supported(state))
+        if fallback:  # the model gave up although the plan found an answer: keep the supported finding
+            text = best
+        return {
+            "draft": text,
+            "not_found": needs and is_not_found(text),
+            "repaired": state.get("repaired", False) or repair,
+            "problems": [],
+            SUMMARY_KEY: {"repair": repair, "chars": len(text), "fallback": fallback},
+        }
+
+    return run

@@ -1,0 +1,37 @@
+"""finalize: the answer event with citations, and the turn appended to the thread's history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.roles.answerer import NOT_FOUND_TEXT, cited_labels, strip_citations
+from graphs.emit import SUMMARY_KEY, Meter
+from graphs.events import Answer, Citation
+from graphs.kit import Kit
+from graphs.state import AgentState, evidence_of
+
+
+def citations(state: AgentState, text: str) -> list[Citation]:
+    """Pure: the evidence behind each ``[E..]`` label the text cites (unknown labels are ignored)."""
+    by_label = {r["label"]: r for r in state.get("evidence", []) if r["status"] in ("kept", "compacted")}
+    out: list[Citation] = []
+    for label in cited_labels(text):
+        if label in by_label:
+            ev = evidence_of(by_label[label])
+            out.append(Citation(id=ev.id, doc_id=ev.doc_id, title=ev.title, section_path=ev.section_path))
+    return out
+
+
+def make(kit: Kit) -> Any:
+    """The finalize node."""
+
+    async def run(state: AgentState, meter: Meter) -> dict[str, Any]:
+        not_found = state.get("not_found", False)
+        draft = state.get("draft", "")
+        text = NOT_FOUND_TEXT if not_found else strip_citations(draft)
+        cites = [] if not_found else citations(state, draft)
+        meter.emit(Answer(text=text, citations=cites, not_found=not_found, verified=state.get("verified")))
+        turn = {"question": state["question"], "answer": text}
+        return {"final": text, "history": [turn], SUMMARY_KEY: {"citations": len(cites), "not_found": not_found}}
+
+    return run

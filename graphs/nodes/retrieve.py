@@ -1,0 +1,87 @@
+"""retrieve: run the chosen tool(s) concurrently; a failing tool is reported and the others go on."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from graphs.emit import SUMMARY_KEY, Meter
+from graphs.events import EvidenceFound, RunError, ToolCall
+from graphs.kit import Kit
+from graphs.state import AgentState, EvidenceRecord, SubQuestion, ToolCallRecord
+from knowledge.models import Evidence
+
+
+def add_candidates(
+    records: list[EvidenceRecord], found: list[Evidence], *, subq: int, round_no: int
+) -> list[EvidenceRecord]:
+    """Pure: append unseen evidence as candidates with the next labels (kept/compacted ids are skipped)."""
+    out = list(records)
+    taken = {str(r["item"]["id"]) for r in out if r["status"] in ("kept", "compacted", "candidate")}
+    for ev in found:
+        if ev.id in taken:
+            continue
+        taken.add(ev.id)
+        label = f"E{len(out) + 1}"
+        out.append({"label": label, "item": ev.model_dump(), "status": "candidate", "subq": subq, "round": round_no})
+    return out
+
+
+def make(kit: Kit) -> Any:
+    """The retrieve node."""
+
+    async def one(tool: str, query: str, subq: int, reason: str, meter: Meter) -> tuple[ToolCallRecord, list[Evidence]]:
+        started = time.perf_counter()
+        try:
+            found = await kit.deps.tools[tool].search(query, k=kit.cfg.top_k)
+        except Exception as exc:  # any tool failure is reported, never fatal
+            meter.emit(
+                ToolCall(
+                    tool=tool,
+                    query=query,
+                    reason=reason,
+                    subq_index=subq,
+                    status="error",
+                    error=str(exc),
+                    duration_s=time.perf_counter() - started,
+                )
+            )
+            meter.emit(RunError(message=f"tool {tool!r} failed: {exc}", error_type=type(exc).__name__))
+            return {"tool": tool, "query": query, "subq": subq, "status": "error", "n_results": 0}, []
+        meter.emit(
+            ToolCall(
+                tool=tool,
+                query=query,
+                reason=reason,
+                subq_index=subq,
+                duration_s=time.perf_counter() - started,
+                n_results=len(found),
+            )
+        )
+        if found:
+            meter.emit(EvidenceFound(tool=tool, items=found))
+        return {"tool": tool, "query": query, "subq": subq, "status": "ok", "n_results": len(found)}, found
+
+    async def run(state: AgentState, meter: Meter) -> dict[str, Any]:
+        i, choice = state["current"], state["route"]
+        results = await asyncio.gather(*(one(t, choice["query"], i, choice["reason"], meter) for t in choice["tools"]))
+        calls = list(state.get("tool_calls", []))
+        round_no = 1 + max((r["round"] for r in state.get("evidence", [])), default=0)
+        records = list(state.get("evidence", []))
+        for record, found in results:
+            calls.append(record)
+            records = add_candidates(records, found, subq=i, round_no=round_no)
+        plan: list[SubQuestion] = [{**sq} for sq in state["plan"]]
+        plan[i]["attempts"] += 1
+        plan[i]["tools_tried"] = [*plan[i]["tools_tried"], *choice["tools"]]
+        plan[i]["last_query"] = choice["query"]
+        new = sum(1 for r in records if r["status"] == "candidate")
+        return {
+            "tool_calls": calls,
+            "evidence": records,
+            "plan": plan,
+            SUMMARY_KEY: {"tools": choice["tools"], "new_evidence": new},
+        }
+
+    return run

@@ -1,0 +1,102 @@
+"""Run the agent for one request and stream its events: the contract the API, CLI and evals code against."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from graphs.deps import Deps
+from graphs.events import Done, Envelope, RunError, RunStarted
+from graphs.graph import build_graph
+from graphs.state import AgentState, initial_state
+from graphs.streaming import Emit, drive
+
+GRACE_S = 30.0
+"""Past ``agent.wall_clock_s`` the loop stops itself; past this much more, the run is cut off."""
+
+
+class RunRequest(BaseModel):
+    """One question for the agent."""
+
+    model_config = ConfigDict(frozen=True)
+
+    question: str = Field(min_length=1, max_length=4000)
+    """The user's question."""
+    thread_id: str | None = None
+    """Thread to continue (its earlier turns are visible); None starts a fresh one."""
+    tenant: str = "default"
+    """Whose data; tools in ``Deps`` are already bound to a tenant."""
+    tools: list[str] | None = None
+    """Tools the run may use; None: every registered tool."""
+    run_id: str | None = None
+    """Run id for the envelopes; None: a fresh uuid."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """``resume: true`` continues the thread's interrupted run from its last checkpoint."""
+
+
+def _allowed(deps: Deps, request: RunRequest, emit: Emit) -> list[str]:
+    names = sorted(deps.tools) if request.tools is None else list(dict.fromkeys(request.tools))
+    unknown = [n for n in names if n not in deps.tools]
+    if unknown:
+        emit(
+            RunError(
+                message=f"unknown tool(s) {unknown!r}; available: {sorted(deps.tools)!r}", error_type="UnknownTool"
+            )
+        )
+    return [n for n in names if n in deps.tools]
+
+
+def totals(state: AgentState, wall_s: float) -> dict[str, Any]:
+    """The ``done`` event's totals from the final state."""
+    b: dict[str, Any] = dict(state.get("budget") or {})
+    prompt = int(b.get("prompt_tokens", 0))
+    cached = int(b.get("cached_tokens", 0))
+    return {**b, "wall_s": round(wall_s, 3), "cached_share": round(cached / prompt, 4) if prompt else 0.0}
+
+
+def status_of(state: AgentState) -> str:
+    """``done.status`` from the final state."""
+    if state.get("stop_reason"):
+        return "budget"
+    return "not_found" if state.get("not_found") else "ok"
+
+
+def graph_of(deps: Deps) -> Any:
+    """The compiled graph for ``deps`` (compiled once, kept in ``deps.extras``)."""
+    if "graph" not in deps.extras:
+        deps.extras["graph"] = build_graph(deps)
+    return deps.extras["graph"]
+
+
+async def stream_run(deps: Deps, request: RunRequest) -> AsyncIterator[Envelope]:
+    """Stream one run's envelopes: ``run_started`` first, ``done`` last; failures become ``error`` + ``done``."""
+    run_id = request.run_id or uuid.uuid4().hex
+    thread_id = request.thread_id or uuid.uuid4().hex
+    cfg = deps.settings.agent
+
+    async def produce(emit: Emit) -> Done:
+        started = deps.clock()
+        allowed = _allowed(deps, request, emit)
+        emit(RunStarted(question=request.question, thread_id=thread_id, tools=allowed))
+        graph = graph_of(deps)
+        config: dict[str, Any] = {
+            "configurable": {"thread_id": thread_id},
+            "recursion_limit": cfg.max_steps * 2 + 10,
+        }
+        inp: AgentState | None = initial_state(request.question, allowed, started)
+        if request.options.get("resume") and deps.checkpointer is not None:
+            await graph.aupdate_state(config, {"started_at": started})
+            inp = None
+        final: AgentState = {}
+        async for mode, chunk in graph.astream(inp, config, stream_mode=["custom", "values"]):
+            if mode == "custom":
+                emit(chunk)
+            else:
+                final = chunk
+        return Done(status=status_of(final), totals=totals(final, deps.clock() - started))
+
+    async for envelope in drive(run_id, produce, limit_s=cfg.wall_clock_s + GRACE_S):
+        yield envelope

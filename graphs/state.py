@@ -1,0 +1,163 @@
+"""The agent's typed state: plain JSON-able dicts so every checkpointer stores it as is."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Literal, TypedDict
+
+from knowledge.models import Evidence
+
+
+class SubQuestion(TypedDict):
+    """One step of the plan."""
+
+    text: str
+    """The sub-question as the planner wrote it."""
+    status: Literal["pending", "active", "answered", "failed"]
+    """Where it stands."""
+    answer: str
+    """Its intermediate answer (empty until answered)."""
+    attempts: int
+    """Retrievals made for it so far."""
+    tools_tried: list[str]
+    """Tools used for it, in order."""
+    last_query: str
+    """The last query sent for it."""
+
+
+class EvidenceRecord(TypedDict):
+    """An evidence item as the agent keeps it: a prompt label, the item, and its fate."""
+
+    label: str
+    """Prompt-local id, ``E1``, ``E2``... in first-seen order."""
+    item: dict[str, object]
+    """``Evidence.model_dump()``."""
+    status: Literal["candidate", "kept", "dropped", "compacted"]
+    """Candidate until graded; compacted once a note replaced it."""
+    subq: int
+    """Index of the sub-question it was retrieved for."""
+    round: int
+    """Retrieval round (tool-call batch) that found it; the latest round is never compacted."""
+
+
+class ToolCallRecord(TypedDict):
+    """A tool call the agent made."""
+
+    tool: str
+    query: str
+    subq: int
+    status: Literal["ok", "error"]
+    n_results: int
+
+
+class Turn(TypedDict):
+    """A finished turn of a thread, compacted to question and answer."""
+
+    question: str
+    answer: str
+
+
+class Budget(TypedDict):
+    """What a run has spent."""
+
+    steps: int
+    llm_calls: int
+    prompt_tokens: int
+    cached_tokens: int
+    completion_tokens: int
+
+
+class RouteChoice(TypedDict):
+    """The router's latest choice."""
+
+    tools: list[str]
+    query: str
+    reason: str
+
+
+class AgentState(TypedDict, total=False):
+    """Everything one run (and, through ``history``, its thread) carries between nodes."""
+
+    question: str
+    """The user's question for this turn."""
+    allowed_tools: list[str]
+    """Tools this run may use (registry names)."""
+    needs_retrieval: bool
+    """The planner's verdict."""
+    plan: list[SubQuestion]
+    """Ordered sub-questions; later ones may use earlier answers."""
+    current: int
+    """Index of the active sub-question."""
+    route: RouteChoice
+    """The router's latest choice."""
+    tool_calls: list[ToolCallRecord]
+    """Every tool call of this run."""
+    evidence: list[EvidenceRecord]
+    """Every evidence item seen this run, in first-seen order."""
+    notes: list[str]
+    """Compaction notes that replaced older evidence."""
+    grade_answer: str
+    """The grader's reading of the active sub-question's answer from the latest evidence (empty: none)."""
+    decision: Literal["route", "answer", "rewrite", "switch", "next"]
+    """The decider's last verdict (drives the edge after ``decide``)."""
+    budget: Budget
+    """Spent so far."""
+    started_at: float
+    """Run start (clock seconds), for the wall-clock budget."""
+    stop_reason: str
+    """Why the run stopped early (``max_steps``, ``max_llm_calls``, ``wall_clock``), or empty."""
+    draft: str
+    """The answer text as last generated."""
+    repaired: bool
+    """Whether the verify repair attempt was used."""
+    problems: list[str]
+    """Unsupported claims the verifier found (drives the one repair)."""
+    verified: bool | None
+    """Verifier verdict; None when it did not run."""
+    not_found: bool
+    """The answer says the knowledge base does not contain it."""
+    final: str
+    """The final answer text."""
+    history: Annotated[list[Turn], operator.add]
+    """Earlier turns of the thread (appended once per finished run)."""
+
+
+def new_budget() -> Budget:
+    """An empty budget record."""
+    return {"steps": 0, "llm_calls": 0, "prompt_tokens": 0, "cached_tokens": 0, "completion_tokens": 0}
+
+
+def initial_state(question: str, tools: list[str], started_at: float) -> AgentState:
+    """The input of a new run: resets every per-run field, leaves the thread's history alone."""
+    return {
+        "question": question,
+        "allowed_tools": tools,
+        "needs_retrieval": True,
+        "plan": [],
+        "current": 0,
+        "route": {"tools": [], "query": "", "reason": ""},
+        "tool_calls": [],
+        "evidence": [],
+        "notes": [],
+        "grade_answer": "",
+        "decision": "route",
+        "budget": new_budget(),
+        "started_at": started_at,
+        "stop_reason": "",
+        "draft": "",
+        "repaired": False,
+        "problems": [],
+        "verified": None,
+        "not_found": False,
+        "final": "",
+    }
+
+
+def evidence_of(record: EvidenceRecord) -> Evidence:
+    """The ``Evidence`` model behind a record."""
+    return Evidence.model_validate(record["item"])
+
+
+def new_subquestion(text: str) -> SubQuestion:
+    """A pending sub-question."""
+    return {"text": text, "status": "pending", "answer": "", "attempts": 0, "tools_tried": [], "last_query": ""}

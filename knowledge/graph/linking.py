@@ -1,0 +1,67 @@
+"""Entity linking: find the graph entities a question names (exact normalised n-grams, then full-text)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from knowledge.graph.rank import seed_weight
+from knowledge.graph.resolve import normalize
+from knowledge.graph.spans import MAX_NAME_TOKENS, STOP_NAMES, words
+from knowledge.graph.store import GraphStore
+
+
+@dataclass(frozen=True)
+class Seed:
+    """A question entity linked to the graph."""
+
+    key: str
+    name: str
+    weight: float
+    """Restart weight for ranking (specific entities weigh more)."""
+    how: str
+    """``exact`` (normalised n-gram) or ``fulltext``."""
+
+
+LOWERCASE_WEIGHT = 0.2
+"""Weight factor for a seed written all lower case in the question ("born", "award"): likely not a name."""
+
+
+def candidate_ngrams(text: str, *, max_n: int = MAX_NAME_TOKENS) -> list[tuple[str, int, int]]:
+    """(key, start, length) of every word n-gram that is not only stop words, longest first."""
+    toks = words(text)
+    out: list[tuple[str, int, int]] = []
+    for n in range(min(max_n, len(toks)), 0, -1):
+        for i in range(len(toks) - n + 1):
+            gram = toks[i : i + n]
+            if all(w.casefold() in STOP_NAMES for w in gram):
+                continue
+            key = normalize(" ".join(gram))
+            if key and key not in STOP_NAMES:
+                out.append((key, i, n))
+    return out
+
+
+async def link(store: GraphStore, tenant: str, text: str, *, max_seeds: int = 8, fulltext: int = 3) -> list[Seed]:
+    """Seeds for ``text``: longest exact matches that do not overlap; full-text hits if none match."""
+    grams = candidate_ngrams(text)
+    toks = words(text)
+    hits = {h.key: h for h in await store.entities_by_key(tenant, list(dict.fromkeys(g[0] for g in grams)))}
+    covered: set[int] = set()
+    seeds: list[Seed] = []
+    for key, start, n in grams:
+        hit = hits.get(key)
+        span = set(range(start, start + n))
+        if hit is None or span & covered or any(s.key == key for s in seeds):
+            continue
+        covered |= span
+        weight = seed_weight(hit.degree)
+        if hit.type != "title" and not any(t[:1].isupper() or t[:1].isdigit() for t in toks[start : start + n]):
+            weight *= LOWERCASE_WEIGHT
+        seeds.append(Seed(key=key, name=hit.name, weight=weight, how="exact"))
+    if not seeds and fulltext:
+        terms = [w for w in words(text) if w.casefold() not in STOP_NAMES]
+        found = await store.entities_fulltext(tenant, terms, limit=fulltext)
+        top = max((h.score for h in found), default=1.0) or 1.0
+        seeds = [Seed(key=h.key, name=h.name, weight=0.5 * h.score / top, how="fulltext") for h in found]
+    seeds.sort(key=lambda s: -s.weight)
+    return seeds[:max_seeds]

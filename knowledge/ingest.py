@@ -1,0 +1,297 @@
+"""The ingestion pipeline: load, chunk, embed, index; incremental, idempotent and crash-safe.
+
+Each document's *version* hashes its title and text together with everything the index depends
+on (embedding model, chunking and BM25 settings). Re-ingesting a document whose version is
+committed does no work; a changed one replaces exactly its own points. Documents are written in
+batches, in this order, so a crash at any step leaves nothing half-visible:
+
+1. the manifest records the pending version and its point ids;
+2. the new points are written hidden (``live = false``), and the sinks are fed;
+3. the manifest forgets the replaced versions, whose points are then deleted;
+4. the new points are made live in one call, and the manifest commits.
+
+``recover(tenant)`` (run before every ingest or delete) finishes or undoes whatever a crash left
+pending, so a re-run ends in the same state as a clean run. Sinks (the knowledge graph, the document
+trees) get the same document and chunks: ``upsert`` replaces a document in the sink, ``delete``
+removes it; both must be idempotent.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from knowledge.chunking import chunk_document, embedding_text
+from knowledge.embeddings import Embedder
+from knowledge.loaders import LoadError, discover, iter_corpus, load_file
+from knowledge.manifest import DELETING, Manifest, PendingWrite
+from knowledge.models import Chunk, Document, stable_id
+from knowledge.settings import Settings
+from knowledge.sparse import BM25Encoder
+from knowledge.vector_store import VectorPoint, VectorStore, VectorStoreError
+
+Progress = Callable[[int], None]
+"""Called with the number of inputs (files, passages) just handled."""
+_POINT_NS = uuid.UUID("5f0b7c1e-2a4d-4c1b-9b7e-6a1d2f3c4b5a")
+
+
+class IngestSink(Protocol):
+    """Another index fed the same chunks (knowledge graph, document trees)."""
+
+    def upsert(self, tenant: str, doc: Document, chunks: Sequence[Chunk]) -> None:
+        """Replace the document in the sink."""
+        ...
+
+    def delete(self, tenant: str, doc_id: str) -> None:
+        """Remove the document from the sink (no error if absent)."""
+        ...
+
+
+class IngestFailure(BaseModel):
+    """One input that could not be ingested."""
+
+    source: str
+    """File path, ``path:line`` of a corpus line, or the document id."""
+    error: str
+    """Why, for the user."""
+
+
+class IngestReport(BaseModel):
+    """What an ingest call did, by document id."""
+
+    added: list[str] = Field(default_factory=list)
+    """Documents new to the tenant."""
+    unchanged: list[str] = Field(default_factory=list)
+    """Documents already indexed at the same version (no work done)."""
+    replaced: list[str] = Field(default_factory=list)
+    """Documents whose changed version replaced the old one."""
+    failed: list[IngestFailure] = Field(default_factory=list)
+    """Inputs that failed, with the reason; nothing of them is visible."""
+    chunks: int = 0
+    """Chunks written."""
+    seconds: float = 0.0
+    """Wall-clock time of the call."""
+
+
+class DocumentInfo(BaseModel):
+    """A committed document of a tenant."""
+
+    doc_id: str
+    title: str
+    source: str
+    chunks: int
+    updated_at: str
+
+
+@dataclass
+class _Prepared:
+    doc: Document
+    version: str
+    chunks: list[Chunk]
+    point_ids: list[str]
+    old_point_ids: list[str] | None
+
+
+class Ingestor:
+    """Feeds documents into the vector store (and the sinks), keeping the manifest in step."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        embedder: Embedder,
+        store: VectorStore,
+        *,
+        manifest: Manifest | None = None,
+        sinks: Sequence[IngestSink] = (),
+    ) -> None:
+        self.cfg = settings.ingest
+        self.embedder = embedder
+        self.store = store
+        self.manifest = manifest or Manifest(settings.path("manifest.sqlite"))
+        self.sinks = list(sinks)
+        self.encoder = BM25Encoder(self.cfg.bm25_k1, self.cfg.bm25_b, self.cfg.bm25_avg_len)
+        self._settings_key = "|".join(
+            map(str, (embedder.model_id, self.cfg.chunk_tokens, self.cfg.chunk_overlap, *self._bm25()))
+        )
+
+    def ingest_paths(self, paths: Iterable[Path], tenant: str, *, progress: Progress | None = None) -> IngestReport:
+        """Ingest files and directories (``.jsonl`` files as passage corpora)."""
+        return self._run(self._load_paths(paths), tenant, progress)
+
+    def ingest_corpus(self, path: Path, tenant: str, *, progress: Progress | None = None) -> IngestReport:
+        """Ingest a JSONL corpus: each ``{id, title, text}`` line is one document with that id."""
+        return self._run(iter_corpus(path, self.cfg.max_doc_chars), tenant, progress)
+
+    def ingest_documents(
+        self, docs: Iterable[Document], tenant: str, *, progress: Progress | None = None
+    ) -> IngestReport:
+        """Ingest already-loaded documents."""
+        return self._run(docs, tenant, progress)
+
+    def delete_document(self, doc_id: str, tenant: str) -> bool:
+        """Remove a document from the store, the sinks and the manifest; False if it was not there."""
+        self.recover(tenant)
+        if self.manifest.get(tenant, doc_id) is None:
+            return False
+        self.manifest.begin_delete(tenant, doc_id)
+        self._purge(tenant, doc_id)
+        return True
+
+    def list_documents(self, tenant: str) -> list[DocumentInfo]:
+        """The tenant's committed documents, by id."""
+        return [
+            DocumentInfo(doc_id=e.doc_id, title=e.title, source=e.source, chunks=e.chunks, updated_at=e.updated_at)
+            for e in self.manifest.committed(tenant)
+        ]
+
+    def recover(self, tenant: str) -> int:
+        """Finish or undo writes a crash left pending; returns how many documents needed it."""
+        pending = self.manifest.pending(tenant)
+        for e in pending:
+            if e.content_hash is not None:  # crashed before the old version was touched: drop the new points
+                self.store.delete_ids(tenant, e.pending_point_ids)
+                self.manifest.abort(tenant, e.doc_id)
+            elif e.pending_hash != DELETING and self._all_live(tenant, e.doc_id, e.pending_point_ids):
+                self.manifest.commit(tenant, [e.doc_id], [len(e.pending_point_ids)])  # only the commit was missing
+            else:  # the document was half-replaced or half-deleted: remove it everywhere
+                self._purge(tenant, e.doc_id)
+        return len(pending)
+
+    def close(self) -> None:
+        """Close the manifest (the store is shared and closed by its owner)."""
+        self.manifest.close()
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _run(self, items: Iterable[Document | LoadError], tenant: str, progress: Progress | None) -> IngestReport:
+        started = time.perf_counter()
+        report = IngestReport()
+        self.store.ensure_tenant(tenant, self.embedder.dim)
+        self.recover(tenant)
+        for batch in self._batches(items, report, progress):
+            self._ingest_batch(batch, tenant, report)
+            if progress:
+                progress(len(batch))
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _batches(
+        self, items: Iterable[Document | LoadError], report: IngestReport, progress: Progress | None
+    ) -> Iterator[list[Document]]:
+        """Documents in batches of distinct ids; load errors go straight to the report."""
+        batch: list[Document] = []
+        for item in items:
+            if isinstance(item, LoadError):
+                report.failed.append(IngestFailure(source=item.source, error=item.reason))
+                if progress:
+                    progress(1)
+                continue
+            if len(batch) >= self.cfg.batch_docs or any(d.id == item.id for d in batch):
+                yield batch
+                batch = []
+            batch.append(item)
+        if batch:
+            yield batch
+
+    def _ingest_batch(self, docs: list[Document], tenant: str, report: IngestReport) -> None:
+        todo = [p for p in (self._prepare(d, tenant, report) for d in docs) if p is not None]
+        if not todo:
+            return
+        try:
+            vectors = self.embedder.embed([embedding_text(c) for p in todo for c in p.chunks])
+        except Exception as exc:
+            report.failed.extend(IngestFailure(source=p.doc.source, error=f"embedding failed: {exc}") for p in todo)
+            return
+        self.manifest.begin(
+            tenant, [PendingWrite(p.doc.id, p.doc.title, p.doc.source, p.version, p.point_ids) for p in todo]
+        )
+        try:
+            self.store.upsert(tenant, self._points(todo, vectors))
+            todo = self._feed_sinks(todo, tenant, report)
+            replaced = [p for p in todo if p.old_point_ids is not None]
+            self.manifest.drop_committed(tenant, [p.doc.id for p in replaced])
+            self.store.delete_ids(tenant, [i for p in replaced for i in p.old_point_ids or []])
+            self.store.set_live(tenant, [i for p in todo for i in p.point_ids])
+        except VectorStoreError as exc:
+            self.recover(tenant)
+            report.failed.extend(IngestFailure(source=p.doc.source, error=str(exc)) for p in todo)
+            return
+        self.manifest.commit(tenant, [p.doc.id for p in todo], [len(p.chunks) for p in todo])
+        for p in todo:
+            (report.replaced if p.old_point_ids is not None else report.added).append(p.doc.id)
+            report.chunks += len(p.chunks)
+
+    def _prepare(self, doc: Document, tenant: str, report: IngestReport) -> _Prepared | None:
+        """Chunk a document that needs work; None when it is unchanged or unusable."""
+        version = stable_id(doc.content_hash, self._settings_key, length=32)
+        entry = self.manifest.get(tenant, doc.id)
+        if entry is not None and entry.content_hash == version:
+            report.unchanged.append(doc.id)
+            return None
+        if len(doc.text) > self.cfg.max_doc_chars:
+            error = f"document has {len(doc.text):,} chars, over the {self.cfg.max_doc_chars:,} limit"
+            report.failed.append(IngestFailure(source=doc.source, error=error))
+            return None
+        chunks = chunk_document(doc, target_tokens=self.cfg.chunk_tokens, overlap=self.cfg.chunk_overlap)
+        if not chunks:
+            report.failed.append(IngestFailure(source=doc.source, error=f"document {doc.id!r} has no text"))
+            return None
+        ids = [str(uuid.uuid5(_POINT_NS, f"{tenant}/{doc.id}/{version}/{c.id}")) for c in chunks]
+        old = entry.point_ids if entry is not None and entry.content_hash is not None else None
+        return _Prepared(doc, version, chunks, ids, old)
+
+    def _points(self, todo: list[_Prepared], vectors: list[list[float]]) -> list[VectorPoint]:
+        points: list[VectorPoint] = []
+        flat = iter(vectors)
+        for p in todo:
+            for chunk, pid in zip(p.chunks, p.point_ids, strict=True):
+                payload = {**chunk.model_dump(), "chunk_id": chunk.id, "version": p.version, "live": False}
+                sparse = self.encoder.encode_document(embedding_text(chunk))
+                points.append(VectorPoint(id=pid, dense=next(flat), sparse=sparse, payload=payload))
+        return points
+
+    def _feed_sinks(self, todo: list[_Prepared], tenant: str, report: IngestReport) -> list[_Prepared]:
+        """Give each document to every sink; a document a sink refuses is rolled back and reported."""
+        kept: list[_Prepared] = []
+        for p in todo:
+            try:
+                for sink in self.sinks:
+                    sink.upsert(tenant, p.doc, p.chunks)
+            except Exception as exc:
+                self.store.delete_ids(tenant, p.point_ids)
+                self.manifest.abort(tenant, p.doc.id)
+                report.failed.append(IngestFailure(source=p.doc.source, error=f"{type(sink).__name__} failed: {exc}"))
+                continue
+            kept.append(p)
+        return kept
+
+    def _purge(self, tenant: str, doc_id: str) -> None:
+        """Delete every trace of a document, then its manifest row."""
+        self.store.delete_doc(tenant, doc_id)
+        for sink in self.sinks:
+            sink.delete(tenant, doc_id)
+        self.manifest.remove(tenant, doc_id)
+
+    def _all_live(self, tenant: str, doc_id: str, ids: Sequence[str]) -> bool:
+        return bool(ids) and self.store.count(tenant, live=True, doc_id=doc_id) == len(ids) == self.store.count(
+            tenant, doc_id=doc_id
+        )
+
+    def _load_paths(self, paths: Iterable[Path]) -> Iterator[Document | LoadError]:
+        for path in discover(paths):
+            if path.suffix.lower() == ".jsonl":
+                yield from iter_corpus(path, self.cfg.max_doc_chars)
+                continue
+            try:
+                yield load_file(path, max_bytes=self.cfg.max_file_bytes, max_doc_chars=self.cfg.max_doc_chars)
+            except LoadError as exc:
+                yield exc
+
+    def _bm25(self) -> tuple[float, float, float]:
+        return (self.cfg.bm25_k1, self.cfg.bm25_b, self.cfg.bm25_avg_len)

@@ -1,0 +1,46 @@
+"""JSONL passage corpora: one ``{id, title, text}`` object per line becomes one document with that id."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from knowledge.loaders.errors import LoadError
+from knowledge.models import Document
+
+
+def iter_corpus(path: Path, max_doc_chars: int) -> Iterator[Document | LoadError]:
+    """Documents of a corpus file, in order; a bad line yields a ``LoadError`` (``path:line``) and reading goes on."""
+    try:
+        fh = path.open("rb")
+    except OSError as exc:
+        yield LoadError(str(path), f"cannot read corpus: {exc.strerror or exc}")
+        return
+    with fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            yield _parse_line(path, lineno, raw, max_doc_chars)
+
+
+def _parse_line(path: Path, lineno: int, raw: bytes, max_doc_chars: int) -> Document | LoadError:
+    where = f"{path}:{lineno}"
+    try:
+        obj = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        return LoadError(where, f"not valid UTF-8 at byte {exc.start}")
+    except json.JSONDecodeError as exc:
+        return LoadError(where, f"malformed JSON: {exc.msg} (column {exc.colno})")
+    if not isinstance(obj, dict):
+        return LoadError(where, f"expected an object with id, title, text; got {type(obj).__name__}")
+    pid, title, text = obj.get("id"), obj.get("title", ""), obj.get("text")
+    if not isinstance(pid, str) or not pid.strip():
+        return LoadError(where, "missing or empty string 'id'")
+    if not isinstance(text, str) or not text.strip():
+        return LoadError(where, f"passage {pid!r} has no 'text'")
+    if not isinstance(title, str):
+        return LoadError(where, f"passage {pid!r} has a non-string 'title'")
+    if len(text) > max_doc_chars:
+        return LoadError(where, f"passage {pid!r} has {len(text):,} chars, over the {max_doc_chars:,} limit")
+    return Document(id=pid, title=title or pid, text=text, source=f"corpus:{path.name}", mime="text/plain")

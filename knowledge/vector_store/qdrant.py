@@ -1,0 +1,211 @@
+"""Qdrant adapter: local mode on disk in the data dir by default, a server when ``settings.qdrant.url`` is set.
+
+Tenancy: one collection per tenant, ``waypoint_<tenant>``. Separate collections keep each tenant's
+BM25 IDF statistics its own (a shared collection would let one tenant's corpus skew another's
+sparse scores), make dropping a tenant one call, and need no tenant filter on every query.
+Each point carries a named dense vector ``dense`` (cosine) and a sparse vector ``sparse`` with
+``Modifier.IDF``; hybrid search prefetches both and fuses them with Qdrant's RRF query. Only points
+whose payload has ``live = true`` are searched: ingestion writes new points hidden and flips them
+visible in one call, so a half-written document is never found.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from qdrant_client import QdrantClient, models
+
+from knowledge.sparse import SparseVector
+from knowledge.vector_store.base import Hit, SearchMode, VectorPoint, VectorStoreError, check_filters, check_tenant
+
+DENSE = "dense"
+SPARSE = "sparse"
+_BATCH = 256
+
+
+class QdrantStore:
+    """``VectorStore`` over qdrant-client (local mode or server); calls are serialised by a lock."""
+
+    def __init__(
+        self,
+        client: QdrantClient,
+        *,
+        local: bool,
+        prefetch_limit: int = 40,
+        rrf_k: int = 60,
+        dense_weight: float = 1.0,
+    ) -> None:
+        self.client = client
+        self.local = local
+        self.prefetch_limit = prefetch_limit
+        self.rrf_k = rrf_k
+        self.dense_weight = dense_weight
+        self._lock = threading.RLock()
+        self._known: set[str] = set()
+
+    @staticmethod
+    def collection(tenant: str) -> str:
+        """Collection name of a tenant."""
+        return f"waypoint_{check_tenant(tenant)}"
+
+    def ensure_tenant(self, tenant: str, dim: int) -> None:
+        """Create the tenant's collection (and, on a server, its payload indexes) if missing."""
+        name = self.collection(tenant)
+        with self._lock, _errors("create collection", name):
+            if not self.client.collection_exists(name):
+                self.client.create_collection(
+                    name,
+                    vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
+                    sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+                )
+                if not self.local:  # local mode has no payload indexes (and warns about them)
+                    keyword, boolean = models.PayloadSchemaType.KEYWORD, models.PayloadSchemaType.BOOL
+                    for key, schema in (("doc_id", keyword), ("source", keyword), ("live", boolean)):
+                        self.client.create_payload_index(name, key, field_schema=schema)
+            else:
+                self._check_dim(name, dim)
+            self._known.add(name)
+
+    def upsert(self, tenant: str, points: Sequence[VectorPoint]) -> None:
+        """Write points in batches."""
+        name = self.collection(tenant)
+        structs = [
+            models.PointStruct(
+                id=p.id,
+                vector={DENSE: p.dense, SPARSE: models.SparseVector(indices=p.sparse.indices, values=p.sparse.values)},
+                payload=p.payload,
+            )
+            for p in points
+        ]
+        with self._lock, _errors("upsert", name):
+            for i in range(0, len(structs), _BATCH):
+                self.client.upsert(name, points=structs[i : i + _BATCH], wait=True)
+
+    def set_live(self, tenant: str, ids: Sequence[str]) -> None:
+        """Mark points searchable in one call."""
+        if not ids:
+            return
+        name = self.collection(tenant)
+        with self._lock, _errors("set_payload", name):
+            self.client.set_payload(name, payload={"live": True}, points=list(ids), wait=True)
+
+    def delete_ids(self, tenant: str, ids: Sequence[str]) -> None:
+        """Delete points by id."""
+        if not ids:
+            return
+        name = self.collection(tenant)
+        with self._lock, _errors("delete", name):
+            if self._exists(name):
+                self.client.delete(name, points_selector=models.PointIdsList(points=list(ids)), wait=True)
+
+    def delete_doc(self, tenant: str, doc_id: str) -> None:
+        """Delete every point whose payload ``doc_id`` matches."""
+        name = self.collection(tenant)
+        with self._lock, _errors("delete", name):
+            if self._exists(name):
+                selector = models.FilterSelector(filter=_match({"doc_id": doc_id}))
+                self.client.delete(name, points_selector=selector, wait=True)
+
+    def search(
+        self,
+        tenant: str,
+        *,
+        dense: Sequence[float] | None,
+        sparse: SparseVector | None,
+        mode: SearchMode = "hybrid",
+        k: int = 5,
+        filters: Mapping[str, str] | None = None,
+    ) -> list[Hit]:
+        """Dense, sparse or RRF-fused hybrid search over live points."""
+        name = self.collection(tenant)
+        flt = _match({**check_filters(filters), "live": True})
+        kwargs = self._query(mode, dense, sparse, k, flt)
+        if kwargs is None:
+            return []
+        with self._lock, _errors("query", name):
+            if not self._exists(name):
+                return []
+            resp = self.client.query_points(name, limit=k, with_payload=True, **kwargs)
+        return [Hit(id=str(p.id), score=float(p.score), payload=dict(p.payload or {})) for p in resp.points]
+
+    def count(self, tenant: str, *, live: bool | None = None, doc_id: str | None = None) -> int:
+        """Exact point count under the given conditions."""
+        name = self.collection(tenant)
+        cond: dict[str, Any] = {}
+        if live is not None:
+            cond["live"] = live
+        if doc_id is not None:
+            cond["doc_id"] = doc_id
+        with self._lock, _errors("count", name):
+            if not self._exists(name):
+                return 0
+            return int(self.client.count(name, count_filter=_match(cond) if cond else None, exact=True).count)
+
+    def drop_tenant(self, tenant: str) -> None:
+        """Delete the tenant's collection."""
+        name = self.collection(tenant)
+        with self._lock, _errors("delete collection", name):
+            self.client.delete_collection(name)
+            self._known.discard(name)
+
+    def close(self) -> None:
+        """Close the client."""
+        with self._lock:
+            self.client.close()
+
+    def _query(
+        self, mode: SearchMode, dense: Sequence[float] | None, sparse: SparseVector | None, k: int, flt: models.Filter
+    ) -> dict[str, Any] | None:
+        """``query_points`` arguments for a mode, or None when the query has nothing to search with."""
+        sparse_q = models.SparseVector(indices=sparse.indices, values=sparse.values) if sparse else None
+        dense_q = list(dense) if dense is not None else None
+        if mode == "sparse" or (mode == "hybrid" and dense_q is None):
+            return None if sparse_q is None else {"query": sparse_q, "using": SPARSE, "query_filter": flt}
+        if mode == "dense" or sparse_q is None:
+            return None if dense_q is None else {"query": dense_q, "using": DENSE, "query_filter": flt}
+        limit = max(self.prefetch_limit, k)
+        return {
+            "prefetch": [
+                models.Prefetch(query=dense_q, using=DENSE, filter=flt, limit=limit),
+                models.Prefetch(query=sparse_q, using=SPARSE, filter=flt, limit=limit),
+            ],
+            "query": models.RrfQuery(rrf=models.Rrf(k=self.rrf_k, weights=[self.dense_weight, 1.0])),
+        }
+
+    def _exists(self, name: str) -> bool:
+        if name not in self._known and self.client.collection_exists(name):
+            self._known.add(name)
+        return name in self._known
+
+    def _check_dim(self, name: str, dim: int) -> None:
+        vectors = self.client.get_collection(name).config.params.vectors
+        size = vectors[DENSE].size if isinstance(vectors, dict) and DENSE in vectors else None
+        if size != dim:
+            raise VectorStoreError(
+                f"collection {name!r} holds {size}-dimensional vectors but the embedder makes {dim}; "
+                "re-index the tenant (drop it and ingest again)"
+            )
+
+
+def _match(conditions: Mapping[str, Any]) -> models.Filter:
+    """An all-of exact-match filter; values travel as parameters, never as query text."""
+    return models.Filter(
+        must=[models.FieldCondition(key=k, match=models.MatchValue(value=v)) for k, v in conditions.items()]
+    )
+
+
+class _errors:
+    """Context manager turning client exceptions into ``VectorStoreError`` with the operation named."""
+
+    def __init__(self, op: str, collection: str) -> None:
+        self.op = op
+        self.collection = collection
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        if exc is not None and isinstance(exc, Exception) and not isinstance(exc, VectorStoreError):
+            raise VectorStoreError(f"qdrant {self.op} on {self.collection!r} failed: {exc}") from exc

@@ -1,0 +1,270 @@
+"""Every edge of the agent graph, driven by a scripted LLM double and tiny real tools."""
+
+from __future__ import annotations
+
+from agent_support import ListTool, cite, grade_by, j, kinds, of_kind, prompts
+from conftest import MakeDeps, run_all
+
+from agents.llm import LLMUnavailableError, ScriptedLLM
+
+Q2 = "Where was the director of Inception born?"
+OK = j(supported=True, unsupported_claims=[])
+
+
+def two_hop_script() -> list[object]:
+    """One tool: first queries are built by rule, so a hop costs one (grader) call."""
+    return [
+        j(needs_retrieval=True, subquestions=["Who directed Inception?", "Where was that director born?"]),
+        grade_by("directed", answer="Christopher Nolan"),
+        grade_by("born", answer="London"),
+        cite("born in London", "London"),
+        OK,
+    ]
+
+
+async def test_two_hop_run_streams_ordered_events_and_cites(make_deps: MakeDeps) -> None:
+    llm, tool = ScriptedLLM(two_hop_script()), ListTool()
+    envs = await run_all(make_deps(llm, [tool]), Q2)
+    assert [e.seq for e in envs] == list(range(1, len(envs) + 1))
+    assert kinds(envs)[0] == "run_started" and kinds(envs)[-1] == "done"
+    nodes = [e.node for e in of_kind(envs, "step_started")]
+    assert nodes == ["plan", *["route", "retrieve", "grade", "decide"] * 2, "answer", "verify", "finalize"]
+    # the second hop's query carries the first hop's answer
+    assert tool.queries == ["Who directed Inception?", "Where was that director born? Christopher Nolan"]
+    assert "1. Who directed Inception? -> Christopher Nolan" in prompts(llm)[2]
+    answer = of_kind(envs, "answer")[0]
+    assert answer.text == "London" and answer.verified is True and not answer.not_found
+    assert [c.doc_id for c in answer.citations] == ["p-born"]
+    assert "".join(t.text for t in of_kind(envs, "token")).startswith("London [E")
+    done = of_kind(envs, "done")[0]
+    assert done.status == "ok" and done.totals["llm_calls"] == len(llm.calls) == 5
+    assert [u.role for u in of_kind(envs, "usage")] == ["planner", "grader", "grader", "answerer", "verifier"]
+    assert llm.remaining == 0
+
+
+async def test_prefix_is_shared_and_context_only_grows(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM(two_hop_script())
+    envs = await run_all(make_deps(llm), Q2)
+    systems = {msgs[0]["content"] for msgs, _ in llm.calls}
+    assert len(systems) == 1  # one byte-identical prefix for every role
+    users = [msgs[1]["content"] for msgs, _ in llm.calls]
+    assert all(u.startswith("## Question\n" + Q2) for u in users)
+    blocks = [u.split("## Evidence\n")[1].split("\n\n## ")[0] for u in users if "## Evidence" in u]
+    assert blocks[-1].startswith("[E1] Christopher Nolan:")  # first-seen evidence stays first
+    prefix_words = len(next(iter(systems)).split())
+    usage = of_kind(envs, "usage")
+    assert usage[0].cached_tokens == 0 and all(u.cached_tokens > prefix_words for u in usage[1:])
+
+
+async def test_no_retrieval_answers_directly(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM([j(needs_retrieval=False, subquestions=[]), "Hello! Ask me about your documents."])
+    tool = ListTool()
+    envs = await run_all(make_deps(llm, [tool]), "hi there")
+    assert [e.node for e in of_kind(envs, "step_started")] == ["plan", "answer", "finalize"]
+    assert tool.queries == [] and of_kind(envs, "answer")[0].text.startswith("Hello!")
+    assert of_kind(envs, "done")[0].status == "ok"
+
+
+async def test_router_llm_picks_among_tools_or_none(make_deps: MakeDeps) -> None:
+    vec, graph = ListTool("vector_search"), ListTool("graph_search")
+    llm = ScriptedLLM(
+        [
+            j(needs_retrieval=True, subquestions=["What is 2 plus 2?"]),
+            j(tools=[], query="", reason="arithmetic"),
+            j(answerable=True, answer="4"),
+            "4",
+            OK,
+        ]
+    )
+    envs = await run_all(make_deps(llm, [vec, graph]), "What is 2 plus 2?")
+    assert [e.node for e in of_kind(envs, "step_started")][:3] == ["plan", "route", "decide"]
+    assert vec.queries == graph.queries == [] and of_kind(envs, "answer")[0].text == "4"
+    router_schema = llm.calls[1][1].json_schema
+    assert router_schema is not None and "graph_search" in str(router_schema) and "vector_search" in str(router_schema)
+
+
+async def test_several_tools_run_together_and_grade_in_one_batch(make_deps: MakeDeps) -> None:
+    vec, graph = ListTool("vector_search"), ListTool("graph_search")
+    llm = ScriptedLLM(
+        [
+            j(needs_retrieval=True, subquestions=["Where was Christopher Nolan born?"]),
+            j(tools=["vector_search", "graph_search"], query="Christopher Nolan born", reason="both"),
+            grade_by("born", answer="London"),
+            cite("born", "London"),
+            OK,
+        ]
+    )
+    envs = await run_all(make_deps(llm, [vec, graph]), "Where was Christopher Nolan born?")
+    assert sorted(c.tool for c in of_kind(envs, "tool_call")) == ["graph_search", "vector_search"]
+    assert vec.queries == graph.queries == ["Christopher Nolan born"]
+    assert "Which of the new evidence items E1, E2, E3" in prompts(llm)[2]  # both tools' results, one call
+    assert len(of_kind(envs, "grade")) == 1
+
+
+async def test_grade_fail_rewrites_then_switches_tool(make_deps: MakeDeps) -> None:
+    vec = ListTool("vector_search", [("p-x", "Unrelated", "Nothing about the director here.")])
+    graph = ListTool("graph_search")
+    llm = ScriptedLLM(
+        [
+            j(needs_retrieval=True, subquestions=["Who directed Inception?"]),
+            j(tools=["vector_search"], query="Inception director", reason="film"),
+            j(relevant=[], answer=""),  # grade fails -> rewrite (no decider call)
+            j(tools=["vector_search"], query="director of the film Inception", reason="rewrite"),
+            j(relevant=[], answer=""),  # fails again -> switch
+            j(tools=["graph_search"], query="Inception directed by", reason="switch"),
+            grade_by("directed", answer="Christopher Nolan"),
+            cite("directed", "Christopher Nolan"),
+            OK,
+        ]
+    )
+    envs = await run_all(make_deps(llm, [vec, graph]), "Who directed Inception?")
+    assert [c.tool for c in of_kind(envs, "tool_call")] == ["vector_search", "vector_search", "graph_search"]
+    decisions = [s.summary.get("decision") for s in of_kind(envs, "step_finished") if s.node == "decide"]
+    assert decisions == ["rewrite", "switch", "answer"]
+    assert "Tried without success" in prompts(llm)[3] and "Use graph_search now." in prompts(llm)[5]
+    schema = llm.calls[5][1].json_schema
+    assert schema is not None and schema["properties"]["tools"]["items"]["const"] == "graph_search"
+    assert of_kind(envs, "answer")[0].text == "Christopher Nolan"
+
+
+async def test_retries_are_bounded_and_end_not_found(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM(
+        [
+            j(needs_retrieval=True, subquestions=["Who painted the Mona Lisa?"]),
+            j(relevant=[], answer=""),
+            j(tools=["vector_search"], query="Mona Lisa painter Paris", reason=""),
+            j(relevant=[], answer=""),
+            j(tools=["vector_search"], query="Mona Lisa artist London", reason=""),
+            j(relevant=[], answer=""),
+            "NOT FOUND",
+        ]
+    )
+    envs = await run_all(make_deps(llm, max_retries_per_subq=2), "Who painted the Mona Lisa in Tokyo?")
+    assert len(of_kind(envs, "tool_call")) == 3
+    answer = of_kind(envs, "answer")[0]
+    assert answer.not_found and answer.citations == [] and "does not contain" in answer.text
+    assert of_kind(envs, "done")[0].status == "not_found" and llm.remaining == 0
+
+
+async def test_compaction_replaces_old_evidence_with_a_note(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM(
+        [
+            j(needs_retrieval=True, subquestions=["Who directed the film Inception?", "Where was that director born?"]),
+            grade_by("Inception", answer="Christopher Nolan"),
+            grade_by("born", answer="London"),
+            j(note="[E1] Nolan directed Inception."),
+            cite("born", "London"),
+            OK,
+        ]
+    )
+    envs = await run_all(make_deps(llm, context_token_budget=40), Q2)
+    notes = of_kind(envs, "note")
+    assert len(notes) == 1 and notes[0].text == "[E1] Nolan directed Inception."
+    assert "p-nolan" in " ".join(notes[0].replaced_ids)
+    after = prompts(llm)[4]
+    assert "## Notes\n- [E1] Nolan directed Inception." in after
+    assert "[E1] Christopher Nolan:" not in after  # summarised away
+    assert Q2 in after and "-> Christopher Nolan" in after  # question and findings stay
+    assert "born in London" in after  # the latest results stay
+    answer = of_kind(envs, "answer")[0]
+    assert answer.text == "London" and [c.doc_id for c in answer.citations] == ["p-born"]
+
+
+async def test_llm_call_budget_stops_with_an_answer(make_deps: MakeDeps) -> None:
+    # plan + one grade = 2 calls; another hop (3) plus answer and verify (2) would exceed 6
+    llm = ScriptedLLM([*two_hop_script()[:2], cite("directed", "Christopher Nolan"), OK])
+    envs = await run_all(make_deps(llm, max_llm_calls=6, verify=True), Q2)
+    nodes = [e.node for e in of_kind(envs, "step_started")]
+    assert nodes == ["plan", "route", "retrieve", "grade", "decide", "answer", "verify", "finalize"]
+    answer = of_kind(envs, "answer")[0]
+    assert answer.text == "Christopher Nolan" and [c.doc_id for c in answer.citations] == ["p-nolan"]
+    done = of_kind(envs, "done")[0]
+    assert done.status == "budget" and done.totals["llm_calls"] == 4 and llm.remaining == 0
+
+
+async def test_wall_clock_budget_stops_the_loop(make_deps: MakeDeps) -> None:
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 100.0
+        return now[0]
+
+    llm = ScriptedLLM([*two_hop_script()[:2], "Christopher Nolan", OK])
+    deps = make_deps(llm, wall_clock_s=100.0)
+    deps.clock = clock
+    envs = await run_all(deps, Q2)
+    stops = [s.summary.get("stop_reason") for s in of_kind(envs, "step_finished") if s.node == "decide"]
+    assert stops == ["wall_clock"]
+    assert of_kind(envs, "done")[0].status == "budget" and llm.remaining == 0
+
+
+async def test_verify_failure_repairs_once(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM(
+        [
+            *two_hop_script()[:3],
+            "Paris [E1]",
+            j(supported=False, unsupported_claims=["Nolan was born in Paris"]),
+            cite("born in London", "London"),
+            OK,
+        ]
+    )
+    envs = await run_all(make_deps(llm), Q2)
+    assert "Nolan was born in Paris" in prompts(llm)[5]
+    token_nodes = [t.node for t in of_kind(envs, "token")]
+    assert token_nodes[0] == "answer" and token_nodes[-1] == "repair"
+    answer = of_kind(envs, "answer")[0]
+    assert answer.text == "London" and answer.verified is True and llm.remaining == 0
+
+
+async def test_failed_tool_is_reported_and_the_agent_switches(make_deps: MakeDeps) -> None:
+    graph = ListTool("graph_search", fail=True)
+    llm = ScriptedLLM(
+        [
+            j(needs_retrieval=True, subquestions=["Who directed Inception?"]),
+            j(tools=["graph_search"], query="Inception director", reason=""),
+            j(tools=["vector_search"], query="Inception director", reason="switch"),
+            grade_by("directed", answer="Christopher Nolan"),
+            cite("directed", "Christopher Nolan"),
+            OK,
+        ]
+    )
+    envs = await run_all(make_deps(llm, [ListTool("vector_search"), graph]), "Who directed Inception?")
+    calls = of_kind(envs, "tool_call")
+    assert [(c.tool, c.status) for c in calls] == [("graph_search", "error"), ("vector_search", "ok")]
+    assert "store is down" in (calls[0].error or "")
+    assert any(e.recoverable and "graph_search" in e.message for e in of_kind(envs, "error"))
+    assert of_kind(envs, "done")[0].status == "ok"
+
+
+async def test_malformed_output_is_retried_then_reported(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM(
+        [
+            "not json",
+            "still not json",
+            grade_by("directed", answer="Christopher Nolan"),
+            cite("directed", "Christopher Nolan"),
+            OK,
+        ]
+    )
+    envs = await run_all(make_deps(llm), "Who directed Inception?")
+    errors = of_kind(envs, "error")
+    assert len(errors) == 1 and errors[0].error_type == "LLMOutputError" and errors[0].recoverable
+    assert "That reply was invalid" in prompts(llm)[1]
+    plan = of_kind(envs, "step_finished")[0].summary
+    assert plan["subquestions"] == ["Who directed Inception?"]  # fell back to the question itself
+    assert of_kind(envs, "answer")[0].text == "Christopher Nolan"
+
+
+async def test_backend_failure_ends_the_run_with_error_not_exception(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM([LLMUnavailableError("LLM server 'x' unreachable")])
+    envs = await run_all(make_deps(llm), Q2)
+    assert kinds(envs)[-2:] == ["error", "done"]
+    assert of_kind(envs, "error")[0].recoverable is False and "unreachable" in of_kind(envs, "error")[0].message
+    assert of_kind(envs, "done")[0].status == "error"
+
+
+async def test_unknown_tool_in_request_is_reported(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM([j(needs_retrieval=False, subquestions=[]), "Hi."])
+    envs = await run_all(make_deps(llm), "hello", tools=["vector_search", "nope_search"])
+    assert of_kind(envs, "run_started")[0].tools == ["vector_search"]
+    assert "nope_search" in of_kind(envs, "error")[0].message

@@ -1,0 +1,62 @@
+"""The agent end to end with real parts: embedded Qwen2.5 0.5B, MiniLM embeddings, Qdrant local mode."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from agent_support import PASSAGES, of_kind
+
+from agents.llm import OpenAICompatibleLLM
+from graphs.deps import open_deps
+from graphs.runner import RunRequest, stream_run
+from knowledge.embeddings import build_embedder
+from knowledge.ingest import Ingestor
+from knowledge.settings import AgentConfig, Settings
+from knowledge.vector_store import open_vector_store
+
+EXTRA = [
+    (
+        "p-kubrick",
+        "Stanley Kubrick",
+        "Stanley Kubrick was an American film director who directed 2001: A Space Odyssey.",
+    ),
+    ("p-nyc", "Kubrick early life", "Stanley Kubrick was born in New York City on 26 July 1928."),
+]
+
+
+def ingest(settings: Settings, tenant: str, tmp: Path) -> None:
+    corpus = tmp / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"id": i, "title": t, "text": x}) + "\n" for i, t, x in [*PASSAGES, *EXTRA]))
+    store = open_vector_store(settings)
+    ingestor = Ingestor(settings, build_embedder(settings), store)
+    try:
+        report = ingestor.ingest_corpus(corpus, tenant)
+        assert not report.failed
+    finally:
+        ingestor.close()
+
+
+@pytest.mark.slow
+async def test_real_model_answers_a_two_hop_question(
+    settings: Settings, real_llm: OpenAICompatibleLLM, tmp_path: Path
+) -> None:
+    settings = settings.model_copy(update={"agent": AgentConfig(max_subquestions=2, top_k=3, verify=False)})
+    ingest(settings, "t", tmp_path)
+    async with open_deps(settings, tenant="t", llm=real_llm) as deps:
+        assert list(deps.tools) == ["vector_search"]
+        envs = [e async for e in stream_run(deps, RunRequest(question="Where was the director of Inception born?"))]
+        deps.tools["vector_search"].store.close()  # type: ignore[attr-defined]
+    for e in envs:
+        print(e.event.model_dump_json()[:400])
+    answer = of_kind(envs, "answer")[0]
+    done = of_kind(envs, "done")[0]
+    assert done.status in ("ok", "budget")
+    assert "london" in answer.text.lower()
+    assert "p-born" in {c.doc_id for c in answer.citations} | {
+        ev.doc_id for found in of_kind(envs, "evidence") for ev in found.items
+    }
+    usage = of_kind(envs, "usage")
+    assert len(usage) == done.totals["llm_calls"] >= 3
+    assert sum(u.cached_tokens for u in usage) > 0  # the shared prefix is served from llama.cpp's cache

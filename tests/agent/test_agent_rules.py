@@ -1,0 +1,139 @@
+"""Pure rules of the roles and the graph: no LLM involved."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.prompts import PromptTemplateError, render
+from agents.roles.answerer import cited_labels, is_not_found, strip_citations
+from agents.roles.compactor import Sized, estimate_tokens, over_budget, pick_for_compaction
+from agents.roles.decider import correction
+from agents.roles.grader import Candidate, keep_rules
+from agents.roles.planner import clean_plan
+from agents.roles.prefix import system_prefix
+from agents.roles.router import resolve_route
+from graphs.budget import stop_reason
+from graphs.nodes.answer import best_supported
+from graphs.nodes.retrieve import add_candidates
+from graphs.state import initial_state, new_budget, new_subquestion
+from knowledge.models import Evidence
+from knowledge.settings import AgentConfig
+
+
+def test_render_is_strict() -> None:
+    assert "Sub-question 2: who?" in render("router", n=2, subq="who?", tried="")
+    with pytest.raises(PromptTemplateError, match="'subq'"):
+        render("router", n=2, tried="")
+    with pytest.raises(PromptTemplateError, match="bogus"):
+        render("router", n=2, subq="x", tried="", bogus=1)
+
+
+def test_system_prefix_is_byte_stable_and_sorted() -> None:
+    a = system_prefix({"vector_search": "by meaning", "graph_search": "by  relations\n of entities"})
+    b = system_prefix({"graph_search": "by relations of entities", "vector_search": "by meaning"})
+    assert a == b
+    assert a.index("- graph_search: by relations of entities") < a.index("- vector_search: by meaning")
+
+
+def test_clean_plan_dedupes_caps_and_falls_back() -> None:
+    assert clean_plan(["  A?  ", "a?", "", "B?", "C?", "D?"], "Q", 3) == ["A?", "B?", "C?"]
+    assert clean_plan(["", "  "], " the  question ", 3) == ["the question"]
+
+
+def test_resolve_route_keeps_allowed_or_forced() -> None:
+    allowed = ["graph_search", "vector_search"]
+    assert resolve_route(["tree_search", "vector_search"], " q ", allowed=allowed, forced=None, fallback_query="f") == (
+        ["vector_search"],
+        "q",
+    )
+    assert resolve_route(["vector_search"], "", allowed=allowed, forced="graph_search", fallback_query="sub q") == (
+        ["graph_search"],
+        "sub q",
+    )
+    assert resolve_route([], "q", allowed=allowed, forced=None, fallback_query="f") == ([], "q")
+
+
+def test_keep_rules_keep_marked_and_drop_duplicates() -> None:
+    cands = [Candidate("E3", "a"), Candidate("E4", "b"), Candidate("E5", "c"), Candidate("E6", "c")]
+    verdict = keep_rules(cands, ["[E3]", "E5", "E6", "E9"], already_kept=["a"])
+    assert verdict == {"E3": False, "E4": False, "E5": True, "E6": False}
+
+
+@pytest.mark.parametrize(
+    ("retries", "tried", "failed", "expected"),
+    [
+        (0, ["vector_search"], False, ("rewrite", "vector_search")),
+        (1, ["vector_search", "vector_search"], False, ("switch", "graph_search")),
+        (0, ["vector_search"], True, ("switch", "graph_search")),
+        (2, ["vector_search", "vector_search", "graph_search"], False, ("give_up", None)),
+        (1, ["vector_search", "graph_search"], True, ("give_up", None)),
+        (0, [], False, ("switch", "graph_search")),
+    ],
+)
+def test_correction_policy(retries: int, tried: list[str], failed: bool, expected: tuple[str, str | None]) -> None:
+    allowed = ["vector_search", "graph_search"]
+    assert correction(retries, 2, tried, allowed, tool_failed=failed) == expected
+
+
+def test_correction_rewrites_when_only_one_tool() -> None:
+    assert correction(1, 2, ["vector_search", "vector_search"], ["vector_search"], tool_failed=False) == (
+        "rewrite",
+        "vector_search",
+    )
+
+
+def test_compaction_arithmetic() -> None:
+    assert estimate_tokens("abcd" * 10) == 10
+    items = [Sized("E1", 400, 1), Sized("E2", 400, 1), Sized("E3", 400, 2), Sized("E4", 400, 3)]
+    assert not over_budget(items, [], 1600)
+    assert over_budget(items, ["x" * 8], 1600)
+    assert pick_for_compaction(items, [], 2000) == []
+    # 1600 > 1000: drop oldest until <= 700; the latest round (E4) is never picked.
+    assert pick_for_compaction(items, [], 1000) == ["E1", "E2", "E3"]
+    assert pick_for_compaction(items, [], 1500) == ["E1", "E2"]
+    assert pick_for_compaction([Sized("E1", 5000, 4)], [], 100) == []
+
+
+def test_stop_reason_reserves_room_to_answer() -> None:
+    cfg = AgentConfig(max_llm_calls=10, max_steps=30, wall_clock_s=60, verify=True)
+    budget = new_budget()
+    assert stop_reason(budget, cfg, 0.0) == ""
+    budget["llm_calls"] = 6  # 6 + one round (3) + answer and verify (2) > 10
+    assert stop_reason(budget, cfg, 0.0) == "max_llm_calls"
+    budget["llm_calls"], budget["steps"] = 0, 24
+    assert stop_reason(budget, cfg, 0.0) == "max_steps"
+    budget["steps"] = 0
+    assert stop_reason(budget, cfg, 60.0) == "wall_clock"
+
+
+def test_citation_helpers() -> None:
+    assert cited_labels("Paris [E2] and [E1, E3] [E2] [see above]") == ["E2", "E1", "E3"]
+    assert strip_citations("London [E6].") == "London"
+    assert strip_citations("yes [E1, E2] [note]") == "yes [note]"
+    assert is_not_found("NOT FOUND") and is_not_found("not found [E1]") and is_not_found(" ")
+    assert not is_not_found("London [E3]")
+
+
+def test_add_candidates_labels_in_first_seen_order_and_skips_kept() -> None:
+    ev = [Evidence(id=x, doc_id=x, text=x) for x in ("a", "b", "c")]
+    first = add_candidates([], ev[:2], subq=0, round_no=1)
+    assert [r["label"] for r in first] == ["E1", "E2"]
+    first = [{**first[0], "status": "kept"}, {**first[1], "status": "dropped"}]
+    second = add_candidates(first, ev, subq=1, round_no=2)  # a kept: skipped; b dropped: re-admitted
+    assert [(r["label"], r["item"]["id"], r["status"]) for r in second[2:]] == [
+        ("E3", "b", "candidate"),
+        ("E4", "c", "candidate"),
+    ]
+
+
+def test_best_supported_uses_last_answered_subquestion() -> None:
+    state = initial_state("q", ["vector_search"], 0.0)
+    assert best_supported(state) == "NOT FOUND"
+    sq1, sq2 = new_subquestion("a"), new_subquestion("b")
+    sq1.update(status="answered", answer="Nolan")
+    state["plan"] = [sq1, sq2]
+    state["evidence"] = [
+        {"label": "E1", "item": {"id": "x"}, "status": "kept", "subq": 0, "round": 1},
+        {"label": "E2", "item": {"id": "y"}, "status": "dropped", "subq": 0, "round": 1},
+    ]
+    assert best_supported(state) == "Nolan [E1]"

@@ -1,0 +1,142 @@
+"""Threads, durability, cancellation, the raw LangGraph stream and the single-shot baseline."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AsyncExitStack
+
+import pytest
+from agent_support import ClosingLLM, ListTool, cite, grade_by, j, kinds, of_kind, prompts
+from conftest import MakeDeps, run_all
+from langgraph.checkpoint.base import BaseCheckpointSaver
+
+from agents.llm import CallOptions, Message, ScriptedLLM
+from graphs.deps import open_checkpointer
+from graphs.events import Token
+from graphs.graph import build_graph
+from graphs.runner import RunRequest, stream_run
+from graphs.single_shot import stream_single_shot
+from graphs.state import initial_state
+from knowledge.settings import Settings
+
+
+def one_hop(question: str, keyword: str, answer: str) -> list[object]:
+    return [
+        j(needs_retrieval=True, subquestions=[question]),
+        grade_by(keyword, answer=answer),
+        cite(keyword, answer),
+        j(supported=True, unsupported_claims=[]),
+    ]
+
+
+@pytest.fixture
+async def saver(settings: Settings) -> AsyncIterator[BaseCheckpointSaver[object]]:
+    async with AsyncExitStack() as stack:
+        yield await open_checkpointer(stack, settings)
+
+
+async def test_thread_follow_up_sees_earlier_turns(make_deps: MakeDeps, saver: BaseCheckpointSaver[object]) -> None:
+    llm = ScriptedLLM(
+        [
+            *one_hop("Who directed Inception?", "directed", "Christopher Nolan"),
+            *one_hop("Where was he born?", "born", "London"),
+        ]
+    )
+    deps = make_deps(llm, checkpointer=saver)
+    first = await run_all(deps, "Who directed Inception?", thread_id="t1")
+    assert of_kind(first, "answer")[0].text == "Christopher Nolan"
+    second = await run_all(deps, "Where was he born?", thread_id="t1")
+    follow_up_plan = prompts(llm)[4]
+    assert "## Earlier turns\nQ: Who directed Inception?\nA: Christopher Nolan" in follow_up_plan
+    assert of_kind(second, "run_started")[0].thread_id == "t1"
+    # per-run state was reset: the follow-up starts with no evidence of its own
+    assert "## Evidence" not in follow_up_plan
+    other = ScriptedLLM([j(needs_retrieval=False, subquestions=[]), "Hi."])
+    await run_all(make_deps(other, checkpointer=saver), "hello", thread_id="t2")
+    assert "Earlier turns" not in prompts(other)[0]
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    """Wait (a bounded number of loop turns) until ``condition`` holds, then assert it."""
+    for _ in range(500):
+        if condition():
+            break
+        await asyncio.sleep(0.01)
+    assert condition()
+
+
+def crash_on_answer(messages: Sequence[Message], options: CallOptions) -> str:
+    raise RuntimeError("process died mid-answer")
+
+
+async def test_interrupted_run_resumes_from_its_last_checkpoint(
+    make_deps: MakeDeps, saver: BaseCheckpointSaver[object]
+) -> None:
+    script = one_hop("Who directed Inception?", "directed", "Christopher Nolan")
+    llm = ScriptedLLM([*script[:2], crash_on_answer])
+    deps = make_deps(llm, checkpointer=saver)
+    crashed = await run_all(deps, "Who directed Inception?", thread_id="t-crash")
+    assert of_kind(crashed, "done")[0].status == "error"
+    assert "process died" in of_kind(crashed, "error")[0].message
+    llm.enqueue(*script[2:])
+    resumed = await run_all(deps, "Who directed Inception?", thread_id="t-crash", options={"resume": True})
+    assert [e.node for e in of_kind(resumed, "step_started")] == ["answer", "verify", "finalize"]
+    assert of_kind(resumed, "answer")[0].text == "Christopher Nolan" and llm.remaining == 0
+    assert of_kind(resumed, "done")[0].status == "ok"
+
+
+async def test_stopping_the_consumer_closes_the_llm_stream(make_deps: MakeDeps) -> None:
+    long_answer = "Christopher Nolan " + "word " * 200
+    llm = ClosingLLM([*one_hop("Who directed Inception?", "directed", "x")[:2], long_answer], delay_s=0.01)
+    stream = stream_run(make_deps(llm), RunRequest(question="Who directed Inception?"))
+    async for envelope in stream:
+        if isinstance(envelope.event, Token):
+            break
+    await stream.aclose()
+    await until(lambda: llm.streams_closed == 1)  # the answer stream was cut, not drained
+    assert llm.streams_finished == 2
+
+
+async def test_cancelling_the_consumer_task_closes_the_llm_stream(make_deps: MakeDeps) -> None:
+    llm = ClosingLLM([j(needs_retrieval=False, subquestions=[]), "word " * 500], delay_s=0.01)
+    seen: list[str] = []
+
+    async def consume() -> None:
+        async for envelope in stream_run(make_deps(llm), RunRequest(question="hello")):
+            seen.append(envelope.event.kind)
+
+    task = asyncio.create_task(consume())
+    while "token" not in seen:
+        await asyncio.sleep(0.005)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await until(lambda: llm.streams_closed == 1)
+
+
+async def test_graph_astream_yields_the_typed_events(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM(one_hop("Who directed Inception?", "directed", "Christopher Nolan"))
+    graph = build_graph(make_deps(llm), checkpointer=False)
+    custom, updates = [], []
+    state = initial_state("Who directed Inception?", ["vector_search"], 0.0)
+    async for mode, chunk in graph.astream(state, stream_mode=["custom", "updates"]):
+        (custom if mode == "custom" else updates).append(chunk)
+    assert [type(e).__name__ for e in custom][:2] == ["StepStarted", "LLMUsage"]
+    assert [next(iter(u)) for u in updates][-1] == "finalize"
+    assert any(type(e).__name__ == "Answer" for e in custom)
+
+
+async def test_single_shot_baseline_retrieves_once_and_answers(make_deps: MakeDeps) -> None:
+    tool = ListTool()
+    llm = ScriptedLLM([cite("born in London", "London")])
+    envs = [e async for e in stream_single_shot(make_deps(llm, [tool]), RunRequest(question=Q_BORN))]
+    assert kinds(envs)[0] == "run_started" and kinds(envs)[-1] == "done"
+    assert tool.queries == [Q_BORN] and len(llm.calls) == 1
+    answer = of_kind(envs, "answer")[0]
+    assert answer.text == "London" and [c.doc_id for c in answer.citations] == ["p-born"]
+    assert of_kind(envs, "done")[0].totals["llm_calls"] == 1
+    assert llm.calls[0][0][0]["content"].startswith("You are Waypoint")  # same prefix as the agent
+
+
+Q_BORN = "Where was Christopher Nolan born?"

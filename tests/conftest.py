@@ -1,0 +1,57 @@
+"""Fixtures shared by every test package. Sub-folders keep their own conftest.py for the rest."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from agents.llm.embedded import EmbeddedLlamaServer
+from agents.llm.openai_compat import OpenAICompatibleLLM
+from knowledge.settings import LocalLLMConfig, Settings
+
+REPO = Path(__file__).resolve().parents[1]
+MODELS_DIR = REPO / ".waypoint" / "models"
+"""Assembled GGUF files are kept here between test runs (assembling is cheap, but 0.5-1 GB of writes)."""
+TEST_MODEL = "qwen2.5-0.5b"
+"""The real embedded model the integration tests use: the small one, for speed."""
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test may reach beyond loopback."""
+    real_connect = socket.socket.connect
+
+    def guarded(self: socket.socket, address: object) -> object:
+        host = address[0] if isinstance(address, tuple) else None
+        if isinstance(host, str) and host not in ("127.0.0.1", "localhost", "::1") and not host.startswith("127."):
+            raise RuntimeError(f"test tried to reach {address!r}: only loopback is allowed")
+        return real_connect(self, address)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """Settings with a fresh data dir per test and the small local model."""
+    return Settings(data_dir=tmp_path / "data", local=LocalLLMConfig(model=TEST_MODEL, n_ctx=8192))
+
+
+@pytest.fixture(scope="session")
+def embedded_server() -> Iterator[EmbeddedLlamaServer]:
+    """One real embedded llama.cpp server (Qwen2.5 0.5B) for the whole session."""
+    server = EmbeddedLlamaServer(TEST_MODEL, MODELS_DIR, n_ctx=8192, n_parallel=2)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def real_llm(embedded_server: EmbeddedLlamaServer) -> AsyncIterator[OpenAICompatibleLLM]:
+    """A client of the real embedded server."""
+    assert embedded_server.base_url is not None
+    llm = OpenAICompatibleLLM(embedded_server.base_url, model=TEST_MODEL, timeout_s=300)
+    yield llm
+    await llm.aclose()

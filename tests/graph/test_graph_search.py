@@ -1,0 +1,82 @@
+"""graph_search end to end on a real FalkorDB: linking, 1-2 hop expansion, PPR ranking, Evidence, paths."""
+
+from __future__ import annotations
+
+import pytest
+from graph_helpers import BRIDGE_CORPUS
+
+from knowledge.graph import FastExtractor, GraphSink, GraphStore
+from knowledge.graph.falkordb_server import free_port
+from knowledge.graph.falkordb_store import FalkorDBStore
+from knowledge.graph.linking import candidate_ngrams, link
+from knowledge.models import Document
+from tools.base import RetrievalTool, ToolError
+from tools.graph_search import GraphSearchTool
+
+
+@pytest.fixture
+async def tool(store: GraphStore, tenant: str) -> GraphSearchTool:
+    sink = GraphSink(store, FastExtractor([c.title for c in BRIDGE_CORPUS]))
+    for c in BRIDGE_CORPUS:
+        await sink.upsert(tenant, Document(id=c.doc_id, title=c.title, text=c.text, source="test"), [c])
+    return GraphSearchTool(store, tenant)
+
+
+def test_candidate_ngrams_are_longest_first_without_stopword_only_grams() -> None:
+    grams = candidate_ngrams("Who sang Now I Can Dance?")
+    assert grams[0][2] >= grams[-1][2]
+    assert ("now i can dance", 2, 4) in grams
+    assert all(key not in ("who", "i") for key, _, _ in grams)
+
+
+async def test_linking_prefers_the_longest_match(tool: GraphSearchTool, store: GraphStore, tenant: str) -> None:
+    seeds = await link(store, tenant, "When was the performer of song Now I Can Dance born?")
+    assert seeds[0].key == "now i can dance" and seeds[0].how == "exact"
+    assert "dance" not in {s.key for s in seeds}
+
+
+async def test_bridge_question_returns_both_hops(tool: GraphSearchTool) -> None:
+    assert isinstance(tool, RetrievalTool)
+    found = await tool.search("When was the performer of song Now I Can Dance born?", k=2)
+    assert [e.id for e in found] == ["p-dance", "p-arena"]
+    assert all(e.tool == "graph_search" and e.source_ids == [e.id] for e in found)
+    assert found[0].score >= found[1].score > 0
+    assert "Now I Can Dance" in found[0].reason and "Tina Arena" in found[0].reason
+
+
+async def test_second_bridge_and_k(tool: GraphSearchTool) -> None:
+    found = await tool.search("When did the director of film The Gravy Train die?", k=3)
+    assert {e.id for e in found[:2]} == {"p-gravy", "p-starrett"}
+    assert len(found) <= 3
+    assert await tool.search("nothing here matches", k=3) == []
+
+
+async def test_fulltext_fallback_links_partial_names(tool: GraphSearchTool) -> None:
+    found = await tool.search("starrett", k=2)
+    assert "p-starrett" in {e.id for e in found}
+
+
+async def test_doc_filter_and_bad_input(tool: GraphSearchTool) -> None:
+    found = await tool.search("Now I Can Dance", k=5, filters={"doc_id": "p-arena"})
+    assert [e.doc_id for e in found] == ["p-arena"]
+    with pytest.raises(ToolError, match="filters"):
+        await tool.search("x", filters={"tenant": "other"})
+    with pytest.raises(ToolError, match="non-empty"):
+        await tool.search("   ")
+
+
+async def test_paths_explain_how_two_entities_connect(tool: GraphSearchTool) -> None:
+    found = await tool.paths("Now I Can Dance", "Melbourne")
+    assert found == []
+    found = await tool.paths("The Gravy Train", "Van Nuys")
+    assert [e.id for e in found] == ["p-gravy", "p-starrett"]
+    assert "Gravy Train -> Jack Starrett -> Van Nuys" in found[0].reason
+
+
+async def test_store_down_is_a_tool_error() -> None:
+    tool = GraphSearchTool(FalkorDBStore("127.0.0.1", free_port()), "t")
+    with pytest.raises(ToolError, match="unreachable"):
+        await tool.search("Who is Tina Arena?")
+    with pytest.raises(ToolError):
+        await tool.paths("a", "b")
+    await tool.retriever.store.aclose()

@@ -1,0 +1,83 @@
+"""Embeddings: the real packaged MiniLM, the SQLite cache, and the OpenAI-compatible adapter's wire format."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+import httpx
+import pytest
+
+from knowledge.embeddings import CachedEmbedder, Embedder, EmbeddingCache, EmbeddingError
+from knowledge.embeddings.openai_compat import OpenAICompatibleEmbedder
+
+
+class _Renamed:
+    """The real model under another model id (as if a second model were configured)."""
+
+    def __init__(self, inner: Embedder, model_id: str) -> None:
+        self.inner, self.model_id, self.dim = inner, model_id, inner.dim
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return self.inner.embed(texts)
+
+
+def _cos(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))
+
+
+def test_minilm_vectors_are_normalised_and_semantic(embedder: Embedder) -> None:
+    assert embedder.dim == 384 and "MiniLM" in embedder.model_id
+    owl, bird, tax = embedder.embed(["An owl hunts mice at night.", "A nocturnal bird of prey.", "Filing tax returns."])
+    assert all(math.isclose(math.sqrt(_cos(v, v)), 1.0, rel_tol=1e-4) for v in (owl, bird, tax))
+    assert _cos(owl, bird) > _cos(owl, tax) + 0.2
+    assert embedder.embed([]) == []
+
+
+def test_cache_serves_repeats_and_is_keyed_by_model(embedder: Embedder, tmp_path: Path) -> None:
+    cache = EmbeddingCache(tmp_path / "cache.sqlite")
+    cached = CachedEmbedder(embedder, cache)
+    first = cached.embed(["alpha text", "beta text", "alpha text"])
+    assert (cached.hits, cached.misses) == (1, 2)
+    again = cached.embed(["beta text", "alpha text"])
+    assert (cached.hits, cached.misses) == (3, 2)
+    assert again == [first[1], first[0]]
+    other = CachedEmbedder(_Renamed(embedder, "some-other-model@1"), cache)
+    other.embed(["alpha text"])
+    assert other.misses == 1 and cache.count("some-other-model@1") == 1 and cache.count(embedder.model_id) == 2
+    cache.close()
+    reopened = CachedEmbedder(embedder, EmbeddingCache(tmp_path / "cache.sqlite"))
+    assert reopened.embed(["alpha text"]) == [first[0]] and reopened.misses == 0
+    reopened.cache.close()
+
+
+def _server(requests: list[dict[str, object]], *, fail: bool = False) -> httpx.MockTransport:
+    def handle(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        requests.append({"path": request.url.path, "auth": request.headers.get("authorization"), **body})
+        if fail:
+            return httpx.Response(503, json={"error": "overloaded"})
+        data = [{"index": i, "embedding": [3.0, 4.0]} for i, _ in enumerate(body["input"])][::-1]
+        return httpx.Response(200, json={"data": data, "model": body["model"]})
+
+    return httpx.MockTransport(handle)
+
+
+def test_openai_compatible_adapter_batches_normalises_and_names_the_model() -> None:
+    seen: list[dict[str, object]] = []
+    emb = OpenAICompatibleEmbedder(
+        "http://127.0.0.1:30000/v1", "bge-m3", api_key="k", revision="r2", batch_size=2, transport=_server(seen)
+    )
+    assert emb.dim == 2 and emb.model_id == "bge-m3@r2"
+    vectors = emb.embed(["a", "b", "c"])
+    assert vectors == [[0.6, 0.8]] * 3
+    assert [r["input"] for r in seen[1:]] == [["a", "b"], ["c"]]
+    assert seen[1]["path"] == "/v1/embeddings" and seen[1]["model"] == "bge-m3" and seen[1]["auth"] == "Bearer k"
+    emb.close()
+
+
+def test_openai_compatible_adapter_errors_are_typed() -> None:
+    with pytest.raises(EmbeddingError, match="503"):
+        OpenAICompatibleEmbedder("http://127.0.0.1:30000/v1", "m", transport=_server([], fail=True))

@@ -1,0 +1,126 @@
+"""Ingestion against real Qdrant local mode and the real MiniLM: idempotence, replace, delete, sinks, bad input."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from knowledge.embeddings import CachedEmbedder
+from knowledge.ingest import Ingestor
+from knowledge.models import Chunk, Document
+from knowledge.settings import Settings
+from knowledge.vector_store import QdrantStore
+
+
+def _points(store: QdrantStore, tenant: str) -> dict[str, dict[str, object]]:
+    """Every point of a tenant: id -> payload."""
+    out: dict[str, dict[str, object]] = {}
+    offset = None
+    while True:
+        records, offset = store.client.scroll(store.collection(tenant), limit=256, offset=offset, with_payload=True)
+        out.update({str(r.id): dict(r.payload or {}) for r in records})
+        if offset is None:
+            return out
+
+
+def _doc(doc_id: str, text: str, title: str = "Note") -> Document:
+    return Document(id=doc_id, title=title, text=text, source=f"mem:{doc_id}")
+
+
+class RecordingSink:
+    """A sink that keeps what it was fed (and can be told to refuse one document)."""
+
+    def __init__(self, refuse: str | None = None) -> None:
+        self.docs: dict[tuple[str, str], list[str]] = {}
+        self.refuse = refuse
+
+    def upsert(self, tenant: str, doc: Document, chunks: Sequence[Chunk]) -> None:
+        if doc.id == self.refuse:
+            raise RuntimeError(f"cannot take {doc.id}")
+        self.docs[(tenant, doc.id)] = [c.id for c in chunks]
+
+    def delete(self, tenant: str, doc_id: str) -> None:
+        self.docs.pop((tenant, doc_id), None)
+
+
+def test_corpus_ingest_is_idempotent(
+    ingestor: Ingestor, store: QdrantStore, cached_embedder: CachedEmbedder, corpus_path: Path
+) -> None:
+    first = ingestor.ingest_corpus(corpus_path, "t1")
+    assert len(first.added) == 24 and first.chunks == 24 and not first.failed
+    assert {d.doc_id for d in ingestor.list_documents("t1")} == {f"p{i:02d}" for i in range(1, 25)}
+    before = _points(store, "t1")
+    assert len(before) == 24 and all(p["live"] is True for p in before.values())
+    misses = cached_embedder.misses
+    again = ingestor.ingest_corpus(corpus_path, "t1")
+    assert len(again.unchanged) == 24 and not again.added and not again.replaced and again.chunks == 0
+    assert cached_embedder.misses == misses
+    assert _points(store, "t1") == before
+
+
+def test_changed_document_replaces_exactly_its_own_points(ingestor: Ingestor, store: QdrantStore) -> None:
+    docs = [_doc("a", "Owls hunt mice at night."), _doc("b", "Voles dig burrows in meadows.")]
+    ingestor.ingest_documents(docs, "t1")
+    before = _points(store, "t1")
+    report = ingestor.ingest_documents([_doc("a", "Owls swallow their prey whole."), docs[1]], "t1")
+    assert report.replaced == ["a"] and report.unchanged == ["b"]
+    after = _points(store, "t1")
+    b_ids = {k for k, v in before.items() if v["doc_id"] == "b"}
+    assert b_ids == {k for k, v in after.items() if v["doc_id"] == "b"}
+    a_texts = [v["text"] for v in after.values() if v["doc_id"] == "a"]
+    assert a_texts == ["Owls swallow their prey whole."] and len(after) == 2
+
+
+def test_delete_removes_points_manifest_row_and_sink_entry(settings: Settings, cached_embedder, store) -> None:  # type: ignore[no-untyped-def]
+    sink = RecordingSink()
+    ing = Ingestor(settings, cached_embedder, store, sinks=[sink])
+    ing.ingest_documents([_doc("a", "Owls hunt mice."), _doc("b", "Voles dig burrows.")], "t1")
+    assert set(sink.docs) == {("t1", "a"), ("t1", "b")}
+    assert ing.delete_document("a", "t1") is True
+    assert {v["doc_id"] for v in _points(store, "t1").values()} == {"b"}
+    assert [d.doc_id for d in ing.list_documents("t1")] == ["b"] and set(sink.docs) == {("t1", "b")}
+    assert ing.delete_document("a", "t1") is False
+    ing.close()
+
+
+def test_sink_failure_keeps_the_old_version(settings: Settings, cached_embedder, store) -> None:  # type: ignore[no-untyped-def]
+    ing = Ingestor(settings, cached_embedder, store, sinks=[RecordingSink(refuse="a")])
+    first = ing.ingest_documents([_doc("a", "Owls hunt mice."), _doc("b", "Voles dig.")], "t1")
+    assert first.added == ["b"] and [f.source for f in first.failed] == ["mem:a"]
+    assert "RecordingSink failed: cannot take a" in first.failed[0].error
+    assert {v["doc_id"] for v in _points(store, "t1").values()} == {"b"}
+    ing.sinks = [RecordingSink(refuse="b")]
+    ing.ingest_documents([_doc("b", "Voles dig deep tunnels.")], "t1")
+    assert [v["text"] for v in _points(store, "t1").values()] == ["Voles dig."]
+    ing.close()
+
+
+def test_tenants_are_isolated(ingestor: Ingestor, store: QdrantStore) -> None:
+    ingestor.ingest_documents([_doc("a", "Owls hunt mice.")], "alpha")
+    ingestor.ingest_documents([_doc("a", "Completely different text.")], "beta")
+    assert [v["text"] for v in _points(store, "alpha").values()] == ["Owls hunt mice."]
+    assert [v["text"] for v in _points(store, "beta").values()] == ["Completely different text."]
+    assert [d.doc_id for d in ingestor.list_documents("gamma")] == []
+
+
+def test_bad_inputs_are_reported_per_file_and_the_rest_is_ingested(
+    ingestor: Ingestor, store: QdrantStore, tmp_path: Path
+) -> None:
+    src = tmp_path / "docs"
+    src.mkdir()
+    (src / "good.md").write_text("# Owls\n\nOwls hunt at night.\n", encoding="utf-8")
+    (src / "empty.txt").write_bytes(b"")
+    (src / "latin1.txt").write_bytes("café".encode("latin-1"))
+    (src / "blob.txt").write_bytes(b"\x00\x01\x02binary")
+    (src / "huge.txt").write_bytes(b"word " * 1000)
+    (src / "corpus.jsonl").write_text('{"id": "c1", "title": "Vole", "text": "Voles dig."}\n{oops\n', encoding="utf-8")
+    ingestor.cfg = ingestor.cfg.model_copy(update={"max_file_bytes": 2000})
+    report = ingestor.ingest_paths([src], "t1")
+    assert sorted(report.added) == sorted(
+        ["c1", next(d.doc_id for d in ingestor.list_documents("t1") if d.title == "Owls")]
+    )
+    reasons = {Path(f.source.split(":")[0]).name: f.error for f in report.failed}
+    assert set(reasons) == {"empty.txt", "latin1.txt", "blob.txt", "huge.txt", "corpus.jsonl"}
+    assert "not valid UTF-8" in reasons["latin1.txt"] and "binary" in reasons["blob.txt"]
+    assert "over the 2,000-byte limit" in reasons["huge.txt"] and "malformed JSON" in reasons["corpus.jsonl"]
+    assert len(_points(store, "t1")) == 2
