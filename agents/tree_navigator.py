@@ -23,9 +23,10 @@ SYSTEM_PREFIX = (
     "contents, the way a careful person uses one: you see one level at a time (id, title, a short summary, "
     "how many sub-entries), and you name the entries most likely to contain the answer, best first. Prefer "
     "specific entries over general ones. Names, codes, options and numbers in the question usually appear "
-    "in the title or summary of the right entry. If no entry could contain the answer, return an empty list. "
-    "Reply only with JSON of the form "
-    '{"choices": [{"id": "<an id from the list>", "reason": "<one short sentence>"}]}.'
+    "in the title or summary of the right entry. A 'Word matches' list, when given, names the entries whose "
+    "full text contains words of the question: a strong hint, not a rule. If no entry could contain the "
+    "answer, return an empty list. Reply only with JSON of the form "
+    '{"choices": [{"reason": "<which words of the question the entry matches>", "id": "<its id>"}]}.'
 )
 
 
@@ -52,8 +53,8 @@ def picks_model(keys: Sequence[str], beam: int) -> type[BaseModel]:
     """The reply schema for one level: ``choices`` of at most ``beam`` listed ids (an enum) with reasons."""
     pick: Any = create_model(
         "Pick",
+        reason=(str, Field(json_schema_extra={"maxLength": 120})),
         id=(Annotated[str, AfterValidator(_known(keys))], Field(json_schema_extra={"enum": list(keys)})),
-        reason=(str, Field(default="", json_schema_extra={"maxLength": 200})),
     )
     model: type[BaseModel] = create_model(
         "Picks", choices=(list[pick], Field(json_schema_extra={"maxItems": max(beam, 1)}))
@@ -74,13 +75,15 @@ class LLMNavigator:
         """Usage of every call, in order."""
 
     async def choose(
-        self, question: str, level: Sequence[NodeView], beam: int, *, heading: str = "", note: str = ""
+        self, question: str, level: Sequence[NodeView], beam: int, *, heading: str = "", note: str = "", hints: str = ""
     ) -> list[Choice]:
         """Up to ``beam`` entries of ``level`` worth opening for ``question``; raises ``NavigationError``."""
         if not level:
             return []
         keys = [v.key for v in level]
         context = [Block(f"Contents: {heading or 'documents'}", render_level(level)), Block("Question", question)]
+        if hints:
+            context.append(Block("Word matches", hints))
         instruction = f"Name up to {beam} ids from the contents above that most likely answer the question."
         if note:
             instruction += f"\n{note}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -32,27 +33,26 @@ class BodySizeLimit:
             await _refuse(send, limit)
             return
         seen = 0
-        started = False
+        exceeded = False
 
         async def counting_receive() -> Message:
-            nonlocal seen
+            nonlocal seen, exceeded
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > limit:
+                    exceeded = True
                     raise _TooLarge
             return message
 
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
+        async def guarded_send(message: Message) -> None:
+            if not exceeded:  # once over the limit, whatever the app answers is replaced by the 413
+                await send(message)
 
-        try:
-            await self.app(scope, counting_receive, tracking_send)
-        except _TooLarge:
-            if not started:
-                await _refuse(send, limit)
+        with contextlib.suppress(_TooLarge):
+            await self.app(scope, counting_receive, guarded_send)
+        if exceeded:
+            await _refuse(send, limit)
 
 
 async def _refuse(send: Send, limit: int) -> None:

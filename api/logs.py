@@ -39,3 +39,4 @@ def configure_json_logging(level: int = logging.INFO) -> None:
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
         logging.getLogger(name).handlers[:] = []
         logging.getLogger(name).propagate = True
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per LLM call is noise

@@ -5,11 +5,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 from pathlib import Path
 
 from fastapi import Request
 
 from api.errors import APIError
+
+TENANT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+"""What a tenant name may look like (it names collections and graphs in the stores)."""
 
 
 class KeyFileError(Exception):
@@ -36,6 +40,9 @@ class KeyRing:
             isinstance(k, str) and k and isinstance(v, str) and v for k, v in data.items()
         ):
             raise KeyFileError(f"API key file {str(path)!r} must map non-empty key strings to tenant names")
+        bad = sorted({t for t in data.values() if not TENANT_NAME.match(t)})
+        if bad:
+            raise KeyFileError(f"API key file {str(path)!r}: bad tenant names {bad!r} (letters, digits, _ and -)")
         return cls(data, default_tenant=default_tenant)
 
     @property

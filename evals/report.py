@@ -12,7 +12,7 @@ from markdown_it import MarkdownIt
 from evals.plots import write_plots
 from evals.records import QuestionRecord
 
-DEFAULT_VIEWER = "http://127.0.0.1:8000/ui/runs/{run_id}"
+DEFAULT_VIEWER = "http://127.0.0.1:8000/ui#/run/{run_id}"
 """Trace viewer link per run; ``{run_id}`` is filled in."""
 TABLE_KEYS: tuple[tuple[str, str], ...] = (
     ("n", "n"),

@@ -15,6 +15,7 @@ from typing import Any
 from agents.llm import CallOptions, Completion, LLMBackend, LLMUnavailableError, Message
 from evals.datasets import Dataset
 from graphs.deps import Deps, open_deps
+from graphs.trace_store import TraceStore
 from knowledge.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -93,6 +94,7 @@ class EvalResources:
         self._llm: LLMBackend | None = llm if llm is not None or needs_llm else NoLLM()
         self._stack = AsyncExitStack()
         self._deps: Deps | None = None
+        self._traces: TraceStore | None = None
 
     async def ensure_ingested(self) -> None:
         """Ingest the corpus into the tenant unless a marker says this exact corpus is already there."""
@@ -116,6 +118,13 @@ class EvalResources:
             )
         return self._deps
 
+    def traces(self) -> TraceStore:
+        """The trace store the viewer reads (``DATA_DIR/runs.sqlite``), so eval runs can be opened there."""
+        if self._traces is None:
+            self._traces = TraceStore.open(self.settings.path("runs.sqlite"))
+            self._stack.callback(self._traces.close)
+        return self._traces
+
     @property
     def opened(self) -> Deps | None:
         """The Deps if they were opened, else None (for run metadata)."""
@@ -125,3 +134,4 @@ class EvalResources:
         """Close Deps (and the LLM server they started)."""
         await self._stack.aclose()
         self._deps = None
+        self._traces = None

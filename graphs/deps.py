@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import time
 from collections.abc import AsyncIterator, Callable
@@ -78,7 +79,7 @@ async def open_deps(
     async with AsyncExitStack() as stack:
         backend = ""
         if llm is None:
-            runtime = start_llm(settings)
+            runtime = await asyncio.to_thread(start_llm, settings)  # a blocking model load
             stack.push_async_callback(runtime.aclose)
             llm, backend = runtime.llm, runtime.backend
         registry: dict[str, RetrievalTool] = dict(tools) if tools is not None else {}

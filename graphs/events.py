@@ -139,6 +139,10 @@ class LLMUsage(_Event):
     ttft_s: float | None = None
     latency_s: float = 0.0
     model: str = ""
+    prompt: list[dict[str, str]] | None = None
+    """The messages sent (clipped per message), for the trace viewer; None when not recorded."""
+    output: str | None = None
+    """The raw model output (clipped), for the trace viewer; None when not recorded."""
 
 
 class RunError(_Event):

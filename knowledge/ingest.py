@@ -29,7 +29,7 @@ from pydantic import BaseModel, Field
 
 from knowledge.chunking import chunk_document, embedding_text
 from knowledge.embeddings import Embedder
-from knowledge.loaders import LoadError, discover, iter_corpus, load_file
+from knowledge.loaders import CORPUS_SUFFIX, LoadError, discover, iter_corpus, load_file
 from knowledge.manifest import DELETING, Manifest, PendingWrite
 from knowledge.models import Chunk, Document, stable_id
 from knowledge.settings import Settings
@@ -285,7 +285,7 @@ class Ingestor:
 
     def _load_paths(self, paths: Iterable[Path]) -> Iterator[Document | LoadError]:
         for path in discover(paths):
-            if path.suffix.lower() == ".jsonl":
+            if path.suffix.lower() == CORPUS_SUFFIX:
                 yield from iter_corpus(path, self.cfg.max_doc_chars)
                 continue
             try:

@@ -47,7 +47,7 @@ def term_index(term: str) -> int:
 class BM25Encoder:
     """Encodes documents (BM25 tf weights) and queries (binary weights) as sparse vectors."""
 
-    def __init__(self, k1: float = 1.2, b: float = 0.75, avg_len: float = 100.0) -> None:
+    def __init__(self, k1: float = 1.2, b: float = 0.75, avg_len: float = 60.0) -> None:
         self.k1 = k1
         self.b = b
         self.avg_len = avg_len

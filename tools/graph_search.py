@@ -57,6 +57,8 @@ class GraphSearchTool:
             )
         if not query.strip():
             raise ToolError("graph_search needs a non-empty query")
+        if k < 1:
+            raise ToolError(f"k must be at least 1, got {k}")
         doc_id = (filters or {}).get("doc_id")
         try:
             found = await self.retriever.retrieve(self.tenant, query, k=k * 4 if doc_id else k)

@@ -18,6 +18,7 @@ from typing import Protocol
 from knowledge.models import Evidence
 from knowledge.settings import Settings, TreeConfig
 from knowledge.trees import Choice, DocNode, DocTree, NavigationError, NodeView, TreeStore
+from knowledge.trees.lexical import matched_words
 from tools.base import ToolError
 
 DESCRIPTION = (
@@ -27,15 +28,20 @@ DESCRIPTION = (
     "in context rather than a fragment. Give the question in plain words; optionally filter by doc_id. "
     "Returns whole sections with their numbered path and why they were chosen."
 )
+_HINT_CHARS = 50_000
 
 
 class Navigator(Protocol):
     """Chooses which entries of one level to open (an LLM role lives behind this)."""
 
     async def choose(
-        self, question: str, level: Sequence[NodeView], beam: int, *, heading: str = "", note: str = ""
+        self, question: str, level: Sequence[NodeView], beam: int, *, heading: str = "", note: str = "", hints: str = ""
     ) -> list[Choice]:
-        """Up to ``beam`` entries of ``level`` worth opening for ``question`` (empty: none); raises NavigationError."""
+        """Up to ``beam`` entries of ``level`` worth opening for ``question`` (empty: none); raises NavigationError.
+
+        ``heading`` names the level (document and section titles), ``note`` says what was wrong with the
+        previous reply, ``hints`` lists entries whose text contains words of the question.
+        """
         ...
 
 
@@ -177,11 +183,14 @@ class TreeSearchTool:
         """The navigator's valid picks; a reply naming unknown entries is retried once, then the search stops."""
         views = [self._view(e) for e in options]
         by_key = {e.key: e for e in options}
+        hints = self._hints(run.question, options) if self.config.lexical_hints else ""
         note = ""
         for attempt in range(2):
             run.trace.calls += 1
             try:
-                choices = await self.navigator.choose(run.question, views, self.config.beam, heading=heading, note=note)
+                choices = await self.navigator.choose(
+                    run.question, views, self.config.beam, heading=heading, note=note, hints=hints
+                )
             except NavigationError as exc:
                 run.failed = f"navigator failed at {heading!r}: {exc}"
                 return []
@@ -210,6 +219,18 @@ class TreeSearchTool:
         matches = self.store.find_docs(self.tenant, run.question, self.config.candidates)
         run.trace.candidates = [m.doc_id for m in matches]
         return [t for m in matches if (t := self.store.tree(self.tenant, m.doc_id)) is not None]
+
+    def _hints(self, question: str, options: list[_Entry]) -> str:
+        """Up to three entries whose full text holds the most words of the question, with those words."""
+        scored = []
+        for n, e in enumerate(options):
+            text = self.store.text(
+                self.tenant, e.tree.doc_id, e.node.start, min(e.node.end, e.node.start + _HINT_CHARS)
+            )
+            words = matched_words(question, f"{e.node.title}\n{text}")
+            if words:
+                scored.append((-len(words), n, f"[{e.key}] {', '.join(words)}"))
+        return "; ".join(line for _, _, line in sorted(scored)[:3])
 
     def _children(self, tree: DocTree, node: DocNode) -> list[DocNode]:
         nodes = tree.by_id()

@@ -110,7 +110,7 @@ class OpenAICompatibleLLM:
                         detail = (await response.aread()).decode("utf-8", "replace")[:500]
                         err = LLMUnavailableError if response.status_code >= 500 else LLMRequestError
                         raise err(f"LLM server {self.base_url!r} answered {response.status_code}: {detail}")
-                    async for event in self._parse(response, started):
+                    async for event in self._parse(response, started, tuple(messages)):
                         yield event
                     return
             except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError) as exc:
@@ -123,7 +123,9 @@ class OpenAICompatibleLLM:
             except httpx.TimeoutException as exc:
                 raise LLMTimeoutError(f"LLM server {self.base_url!r} timed out: {exc!r}") from exc
 
-    async def _parse(self, response: httpx.Response, started: float) -> AsyncIterator[StreamEvent]:
+    async def _parse(
+        self, response: httpx.Response, started: float, messages: tuple[Message, ...]
+    ) -> AsyncIterator[StreamEvent]:
         text_parts: list[str] = []
         all_logprobs: list[TokenLogprob] = []
         usage: dict[str, Any] = {}
@@ -166,7 +168,11 @@ class OpenAICompatibleLLM:
         )
         yield StreamDone(
             completion=Completion(
-                text="".join(text_parts), usage=record, finish_reason=finish, logprobs=tuple(all_logprobs)
+                text="".join(text_parts),
+                usage=record,
+                finish_reason=finish,
+                logprobs=tuple(all_logprobs),
+                messages=messages,
             )
         )
 

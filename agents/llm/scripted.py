@@ -75,7 +75,7 @@ class ScriptedLLM:
             latency_s=0.0,
             model=self.model_name,
         )
-        yield StreamDone(completion=Completion(text=text, usage=usage, finish_reason="stop"))
+        yield StreamDone(completion=Completion(text=text, usage=usage, finish_reason="stop", messages=tuple(messages)))
 
     async def complete(self, messages: Sequence[Message], *, options: CallOptions | None = None) -> Completion:
         async for event in self.stream(messages, options=options):

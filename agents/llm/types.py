@@ -71,6 +71,8 @@ class Completion:
     usage: Usage
     finish_reason: str | None = None
     logprobs: tuple[TokenLogprob, ...] = ()
+    messages: tuple[Message, ...] = ()
+    """The prompt that produced it, for traces."""
 
 
 @dataclass(frozen=True, kw_only=True)

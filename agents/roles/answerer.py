@@ -25,12 +25,12 @@ def answer_messages(
     *,
     direct: bool = False,
     repair: tuple[str, Sequence[str]] | None = None,
-    complete: bool = False,
+    findings: Sequence[tuple[str, str]] = (),
 ) -> list[Message]:
     """Messages of an answer call: grounded, a repair of a draft, or a direct reply (no retrieval).
 
-    ``complete``: every sub-question of the plan was answered from the evidence, so the model
-    combines those answers; otherwise it may reply ``NOT FOUND``.
+    ``findings``: (sub-question, answer with its labels) for every step of the plan when all were answered from the
+    evidence; the model then combines them. Without findings it may reply ``NOT FOUND``.
     """
     if direct:
         instruction = render("direct", question=question)
@@ -38,7 +38,11 @@ def answer_messages(
         draft, problems = repair
         instruction = render("repair", draft=draft, problems="; ".join(problems) or "unsupported", question=question)
     else:
-        instruction = render("answerer" if complete else "answerer_open", question=question)
+        if findings:
+            listed = "\n".join(f"{i}. {q} {a}" for i, (q, a) in enumerate(findings, 1))
+            instruction = render("answerer", question=question, findings=listed)
+        else:
+            instruction = render("answerer_open", question=question)
     return builder.build(context, instruction)
 
 

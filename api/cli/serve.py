@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import typer
 
 if TYPE_CHECKING:
-    from api.deps import AppDeps, DocumentService
+    from api.deps import AppDeps, DepsFactory, DocumentService
     from knowledge.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -49,7 +49,8 @@ async def ingest_sample(documents: DocumentService, settings: Settings) -> bool:
     return True
 
 
-def _with_sample(sample: bool):  # type: ignore[no-untyped-def]
+def _with_sample(sample: bool) -> DepsFactory:
+    """The default deps, plus the sample knowledge base ingested on first start."""
     from api.wiring import open_app_deps
 
     @asynccontextmanager

@@ -6,12 +6,14 @@ thread id and run status travel in an extra ``waypoint`` field (on the last chun
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
 
@@ -26,6 +28,8 @@ from graphs.events import Answer, Done, LLMUsage, RunError, Token
 router = APIRouter(tags=["openai"])
 
 MODEL = "waypoint-agent"
+_DISCONNECT_POLL_S = 0.5
+"""How often a non-streaming request checks that its client is still there."""
 
 
 class ChatMessage(BaseModel):
@@ -116,6 +120,7 @@ async def list_models(tenant: Annotated[str, Depends(current_tenant)]) -> dict[s
 @router.post("/v1/chat/completions", response_model=None)
 async def chat_completions(
     body: CompletionRequest,
+    request: Request,
     state: Annotated[AppState, Depends(app_state)],
     tenant: Annotated[str, Depends(current_tenant)],
 ) -> dict[str, Any] | EventSourceResponse:
@@ -124,9 +129,7 @@ async def chat_completions(
     if body.stream:
         headers = {"X-Run-Id": run.run_id, "X-Thread-Id": run.thread_id}
         return sse_response(state, _chunks(run), run.stop, headers)
-    outcome = _Outcome()
-    async for envelope in run.events:
-        outcome.take(envelope.event)
+    outcome = await _collect(run, request)
     if outcome.answer is None and outcome.status != "ok":
         raise APIError(
             502, "backend_error", f"run {run.run_id!r} ended with status {outcome.status!r}: {outcome.error}"
@@ -140,6 +143,24 @@ async def chat_completions(
         "usage": outcome.usage(),
         "waypoint": outcome.extra(run),
     }
+
+
+async def _collect(run: StartedRun, request: Request) -> _Outcome:
+    """Read the run to its end; cancel it when the client goes away first."""
+    outcome = _Outcome()
+
+    async def consume() -> None:
+        async for envelope in run.events:
+            outcome.take(envelope.event)
+
+    task = asyncio.create_task(consume())
+    while not task.done():
+        await asyncio.wait({task}, timeout=_DISCONNECT_POLL_S)
+        if not task.done() and await request.is_disconnected():
+            task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    return outcome
 
 
 def _chunk(run: StartedRun, delta: dict[str, Any], finish: str | None, **extra: Any) -> bytes:

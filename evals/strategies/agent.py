@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -13,6 +14,7 @@ from evals.strategies.base import Strategy, StrategyContext, register_strategy
 from evals.strategies.collect import collect_stream
 from graphs.deps import Deps
 from graphs.events import Envelope
+from graphs.trace_store import TraceStore
 
 StreamFn = Callable[[Deps, Any], AsyncIterator[Envelope]]
 
@@ -22,15 +24,37 @@ class GraphStrategy:
 
     answers = True
 
-    def __init__(self, name: str, deps: Deps, stream: StreamFn, make_request: Callable[[str], Any]) -> None:
+    def __init__(
+        self,
+        name: str,
+        deps: Deps,
+        stream: StreamFn,
+        make_request: Callable[[str, str], Any],
+        *,
+        traces: TraceStore | None = None,
+        trace_tenant: str = "default",
+    ) -> None:
         self.name = name
         self.deps = deps
         self.stream = stream
         self.make_request = make_request
+        self.traces = traces
+        self.trace_tenant = trace_tenant
 
     async def run(self, question: Question) -> Outcome:
-        """One full run; its events give the answer, evidence, usage and trajectory."""
-        return await collect_stream(self.stream(self.deps, self.make_request(question.question)))
+        """One full run, kept in the trace store; its events give the answer, evidence, usage and trajectory."""
+        run_id = uuid.uuid4().hex
+        envelopes = self.stream(self.deps, self.make_request(question.question, run_id))
+        if self.traces is None:
+            return await collect_stream(envelopes)
+        self.traces.start_run(run_id=run_id, tenant=self.trace_tenant, question=question.question)
+        return await collect_stream(_kept(envelopes, self.traces))
+
+
+async def _kept(envelopes: AsyncIterator[Envelope], traces: TraceStore) -> AsyncIterator[Envelope]:
+    async for envelope in envelopes:
+        traces.append(envelope)
+        yield envelope
 
 
 def _load(module: str, attr: str) -> Any:
@@ -47,7 +71,14 @@ def _graph_factory(name: str, module: str, attr: str) -> Callable[[StrategyConte
         stream = _load(module, attr)
         request_cls = _load("graphs.runner", "RunRequest")
         deps = await ctx.resources.deps()
-        return GraphStrategy(name, deps, stream, lambda q: request_cls(question=q))
+        return GraphStrategy(
+            name,
+            deps,
+            stream,
+            lambda q, run_id: request_cls(question=q, run_id=run_id, tenant=ctx.resources.tenant),
+            traces=ctx.resources.traces(),
+            trace_tenant=ctx.settings.default_tenant,
+        )
 
     return factory
 

@@ -23,6 +23,20 @@ def best_supported(state: AgentState) -> str:
     return NOT_FOUND
 
 
+def findings(state: AgentState) -> list[tuple[str, str]]:
+    """Pure: (sub-question, answer) for each step when every step of the plan was answered, else empty."""
+    plan = state.get("plan", [])
+    if not plan or any(sq["status"] != "answered" for sq in plan):
+        return []
+    out = []
+    for i, sq in enumerate(plan):
+        labels = [
+            r["label"] for r in state.get("evidence", []) if r["subq"] == i and r["status"] in ("kept", "compacted")
+        ]
+        out.append((sq["text"], f"{sq['answer']} [{', '.join(labels)}]" if labels else sq["answer"]))
+    return out
+
+
 def make(kit: Kit) -> Any:
     """The answer node."""
 
@@ -38,7 +52,7 @@ def make(kit: Kit) -> Any:
             state["question"],
             direct=not needs,
             repair=(state.get("draft", ""), state.get("problems", [])) if repair else None,
-            complete=bool(state.get("plan")) and all(sq["status"] == "answered" for sq in state["plan"]),
+            findings=findings(state),
         )
         node = "repair" if repair else "answer"
         done: Completion | None = None

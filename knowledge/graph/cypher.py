@@ -47,12 +47,16 @@ MATCH (c:Chunk {tenant: $tenant, doc_id: $doc_id}) RETURN c.id
 PRUNE_RELATIONS: Final = """
 MATCH (:Entity {tenant: $tenant})-[r:RELATED]->(:Entity {tenant: $tenant})
 WHERE any(x IN r.chunk_ids WHERE x IN $ids)
-WITH r, [x IN r.chunk_ids WHERE NOT x IN $ids] AS kept
-SET r.weight = r.weight * size(kept) / size(r.chunk_ids)
-SET r.chunk_ids = kept
-WITH r, kept WHERE size(kept) = 0
+SET r.weight = r.weight * toFloat(size([x IN r.chunk_ids WHERE NOT x IN $ids])) / size(r.chunk_ids),
+    r.chunk_ids = [x IN r.chunk_ids WHERE NOT x IN $ids]
+"""
+
+DELETE_UNSUPPORTED: Final = """
+MATCH (:Entity {tenant: $tenant})-[r:RELATED]->(:Entity {tenant: $tenant})
+WHERE size(r.chunk_ids) = 0
 DELETE r
 """
+"""Facts left without a source chunk go (two statements: FalkorDB drops a SET followed by a filtered DELETE)."""
 
 DELETE_CHUNKS: Final = """
 MATCH (c:Chunk {tenant: $tenant}) WHERE c.id IN $ids

@@ -72,6 +72,7 @@ class CypherGraphStore(ABC):
             return
         params = {"tenant": tenant, "ids": ids}
         await self._run(tenant, cypher.PRUNE_RELATIONS, params)
+        await self._run(tenant, cypher.DELETE_UNSUPPORTED, {"tenant": tenant})
         await self._run(tenant, cypher.DELETE_CHUNKS, params)
         await self._run(tenant, cypher.DELETE_ORPHANS, {"tenant": tenant})
 

@@ -16,7 +16,7 @@ from knowledge.loaders.pdf import load_pdf
 from knowledge.loaders.text import load_text
 from knowledge.models import Document
 
-__all__ = ["LOADERS", "LoadError", "discover", "iter_corpus", "load_file"]
+__all__ = ["CORPUS_SUFFIX", "LOADERS", "LoadError", "discover", "iter_corpus", "load_file"]
 
 Loader = Callable[[Path, int], Document]
 LOADERS: dict[str, Loader] = {
@@ -30,6 +30,8 @@ LOADERS: dict[str, Loader] = {
     ".pdf": load_pdf,
 }
 """Loader by lower-cased file suffix; other suffixes named explicitly are read as plain text."""
+CORPUS_SUFFIX = ".jsonl"
+"""Files with this suffix are passage corpora (``iter_corpus``), not single documents."""
 
 
 def load_file(path: Path, *, max_bytes: int, max_doc_chars: int) -> Document:
@@ -43,12 +45,13 @@ def load_file(path: Path, *, max_bytes: int, max_doc_chars: int) -> Document:
 
 
 def discover(paths: Iterable[Path]) -> Iterator[Path]:
-    """Files to load: named files as given; directories walked for known suffixes (hidden entries skipped)."""
+    """Files to load: named files as given; directories walked for known suffixes and corpora (hidden skipped)."""
     for path in paths:
         if path.is_dir():
             for child in sorted(path.rglob("*")):
                 rel = child.relative_to(path).parts
-                if child.is_file() and child.suffix.lower() in LOADERS and not any(p.startswith(".") for p in rel):
+                known = child.suffix.lower() in LOADERS or child.suffix.lower() == CORPUS_SUFFIX
+                if child.is_file() and known and not any(p.startswith(".") for p in rel):
                     yield child
         else:
             yield path

@@ -268,3 +268,15 @@ async def test_unknown_tool_in_request_is_reported(make_deps: MakeDeps) -> None:
     envs = await run_all(make_deps(llm), "hello", tools=["vector_search", "nope_search"])
     assert of_kind(envs, "run_started")[0].tools == ["vector_search"]
     assert "nope_search" in of_kind(envs, "error")[0].message
+
+
+async def test_answer_falls_back_to_the_supported_finding_when_the_model_gives_up(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM([*two_hop_script()[:3], "NOT FOUND", OK])
+    envs = await run_all(make_deps(llm), Q2)
+    final_prompt = prompts(llm)[3]
+    assert "Facts found:\n1. Who directed Inception? Christopher Nolan [E1, E2]" in final_prompt
+    assert "NOT FOUND" not in final_prompt.split("## Task")[1]  # a complete plan is combined, not given up on
+    answer = of_kind(envs, "answer")[0]
+    assert answer.text == "London" and not answer.not_found
+    assert [c.doc_id for c in answer.citations] == ["p-born"]
+    assert [s.summary.get("fallback") for s in of_kind(envs, "step_finished") if s.node == "answer"] == [True]

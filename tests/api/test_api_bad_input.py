@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import httpx
 import pytest
 from apitest_support import MemoryDocuments, ScriptedRun, wait_job
@@ -112,3 +114,14 @@ async def test_unknown_route_and_method_are_json_4xx(client: httpx.AsyncClient) 
     assert (await client.get("/v1/nothing")).json()["error"]["type"] == "not_found"
     resp = await client.put("/v1/chat", json={})
     assert resp.status_code == 405 and resp.json()["error"]["type"] == "method_not_allowed"
+
+
+async def test_oversized_chunked_body_without_length_is_413(client: httpx.AsyncClient, run_fn: ScriptedRun) -> None:
+    async def body() -> AsyncIterator[bytes]:
+        yield b'{"message": "'
+        for _ in range(20):
+            yield b"x" * 65536
+        yield b'"}'
+
+    resp = await client.post("/v1/chat", content=body(), headers={"content-type": "application/json"})
+    assert resp.status_code == 413 and run_fn.specs == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import httpx
@@ -73,3 +74,18 @@ async def test_backend_failure_is_a_502_and_the_next_call_works(oai: openai.Asyn
 async def test_models_lists_the_agent(oai: openai.AsyncOpenAI) -> None:
     models = await oai.models.list()
     assert [m.id for m in models.data] == ["waypoint-agent"]
+
+
+async def test_non_streaming_client_that_leaves_cancels_the_run(live: str, run_fn: ScriptedRun) -> None:
+    run_fn.hang_at = 2
+    body = {"model": "waypoint-agent", "messages": [{"role": "user", "content": "q"}]}
+    async with httpx.AsyncClient(base_url=live, timeout=httpx.Timeout(10, read=0.5)) as c:
+        with pytest.raises(httpx.ReadTimeout):
+            await c.post("/v1/chat/completions", json=body)
+        for _ in range(250):
+            if run_fn.cancelled:
+                break
+            await asyncio.sleep(0.02)
+        assert len(run_fn.cancelled) == 1
+        run = (await c.get(f"/v1/runs/{run_fn.cancelled[0]}")).json()
+        assert run["status"] == "cancelled"

@@ -105,6 +105,9 @@ def test_key_file_errors_are_typed(tmp_path: Path) -> None:
     bad.write_text('["not", "a", "map"]')
     with pytest.raises(KeyFileError, match="must map"):
         KeyRing.from_file(bad)
+    bad.write_text('{"k": "../etc"}')
+    with pytest.raises(KeyFileError, match="bad tenant names"):
+        KeyRing.from_file(bad)
     with pytest.raises(KeyFileError, match="cannot read"):
         KeyRing.from_file(tmp_path / "missing.json")
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from pathlib import Path
+
 import pytest
 
 from agents.llm import LLMUnavailableError
@@ -87,3 +90,31 @@ def test_reader_split_answer(text: str, answer: str, cited: list[str]) -> None:
 async def test_no_llm_refuses_loudly() -> None:
     with pytest.raises(LLMUnavailableError, match="retrieval only"):
         await NoLLM().complete([{"role": "user", "content": "hi"}])
+
+
+async def test_graph_strategy_keeps_runs_in_the_trace_store(tmp_path: Path) -> None:
+    from evals.datasets import Question
+    from evals.strategies.agent import GraphStrategy
+    from graphs.trace_store import TraceStore
+
+    async def stream(deps: object, request: dict[str, str]) -> AsyncIterator[Envelope]:
+        events = [RunStarted(question=request["q"]), Answer(text="Dijon"), Done(status="ok")]
+        for i, event in enumerate(events):
+            yield Envelope(run_id=request["run_id"], seq=i, ts=float(i), event=event)  # type: ignore[arg-type]
+
+    store = TraceStore.open(tmp_path / "runs.sqlite")
+    strategy = GraphStrategy(
+        "agent",
+        None,
+        stream,
+        lambda q, run_id: {"q": q, "run_id": run_id},
+        traces=store,
+        trace_tenant="ops",  # type: ignore[arg-type]
+    )
+    q = Question(id="q", question="Where?", answers=["Dijon"], supporting_passage_ids=["g"])
+    outcome = await strategy.run(q)
+    assert outcome.answer == "Dijon" and len(outcome.run_id) == 32
+    assert [e.event.kind for e in store.events(outcome.run_id, tenant="ops")] == ["run_started", "answer", "done"]
+    run = store.get_run(outcome.run_id, tenant="ops")
+    assert run is not None and run.question == "Where?"
+    store.close()

@@ -11,6 +11,7 @@ from agents.llm.openai_compat import OpenAICompatibleLLM
 from evals.datasets import load_dataset
 from evals.resources import tenant_for
 from evals.runner import EvalConfig, run_eval
+from graphs.trace_store import TraceStore
 from knowledge.settings import AgentConfig, Settings
 
 
@@ -57,6 +58,9 @@ async def test_small_eval_with_the_real_model(
         assert s["cached_share"] is not None
     agent = result.records["agent"][0]
     assert agent.run_id and agent.trajectory.steps >= 1
+    traces = TraceStore.open(settings.path("runs.sqlite"))
+    assert traces.get_run(agent.run_id, tenant=settings.default_tenant) is not None  # the viewer can open it
+    traces.close()
     assert agent.llm_calls <= 6  # the budget holds
     single = result.records["single_shot"][0]
     assert single.trajectory.tool_calls == ["vector_search"]

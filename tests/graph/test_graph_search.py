@@ -63,6 +63,8 @@ async def test_doc_filter_and_bad_input(tool: GraphSearchTool) -> None:
         await tool.search("x", filters={"tenant": "other"})
     with pytest.raises(ToolError, match="non-empty"):
         await tool.search("   ")
+    with pytest.raises(ToolError, match="k must be"):
+        await tool.search("Tina Arena", k=0)
 
 
 async def test_paths_explain_how_two_entities_connect(tool: GraphSearchTool) -> None:

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.llm import ModelFileError
-from agents.llm import model_files
+from agents.llm import ModelFileError, model_files
 from agents.llm.model_files import ModelSpec, assemble, resolve_model_file
 
 

@@ -1,0 +1,1 @@
+"""Fixtures of the trace-viewer tests live in uitest_support.py (shared helpers) and in each test module."""
