@@ -28,7 +28,7 @@ install: $(VENV)/.installed-run
 install-dev: $(VENV)/.installed-dev
 
 run: $(VENV)/.installed-run
-	$(VENV)/bin/waypoint llm check
+	$(VENV)/bin/waypoint serve
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .

@@ -53,7 +53,7 @@ def picks_model(keys: Sequence[str], beam: int) -> type[BaseModel]:
     """The reply schema for one level: ``choices`` of at most ``beam`` listed ids (an enum) with reasons."""
     pick: Any = create_model(
         "Pick",
-        reason=(str, Field(json_schema_extra={"maxLength": 120})),
+        reason=(str, Field(json_schema_extra={"maxLength": 80})),
         id=(Annotated[str, AfterValidator(_known(keys))], Field(json_schema_extra={"enum": list(keys)})),
     )
     model: type[BaseModel] = create_model(

@@ -95,7 +95,8 @@ def render_markdown(
     head = [
         f"# Eval report: {summary.get('dataset')}",
         "",
-        f"- model: `{summary.get('model')}`, backend: `{summary.get('backend')}`, date: {summary.get('date')}",
+        f"- model: `{summary.get('model') or 'none (no LLM started)'}`, backend: `{summary.get('backend') or '-'}`, "
+        f"date: {summary.get('date')}",
         f"- machine: {machine.get('cpu')}, {machine.get('cores')} cores, {machine.get('ram_gib')} GiB RAM, "
         f"{machine.get('os')}",
         f"- passages per retrieval call (k): {summary.get('k')}; rates are fractions in 0-1; n/a = no such figure",

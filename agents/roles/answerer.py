@@ -57,7 +57,7 @@ def cited_labels(text: str) -> list[str]:
 def strip_citations(text: str) -> str:
     """The answer without its ``[E..]`` markers (what answer scoring compares)."""
     cleaned = _BRACKETS.sub(lambda m: "" if _LABEL.search(m.group(1)) else m.group(0), text)
-    return " ".join(cleaned.split()).rstrip(" .,;")
+    return " ".join(cleaned.split()).rstrip(" .,;").strip("<>\"'` ")
 
 
 def is_not_found(text: str) -> bool:

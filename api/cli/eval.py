@@ -88,7 +88,8 @@ def report(
         console.print(f"[red]{str(out)!r} is not an eval output folder (no run.json)[/red]")
         raise typer.Exit(1)
     try:
-        summary, records = write_summary(out, load_dataset(meta["dataset_dir"]), meta)
+        source = meta["dataset_dir"] if Path(meta["dataset_dir"]).is_dir() else meta["dataset"]  # moved clone
+        summary, records = write_summary(out, load_dataset(source), meta)
     except EvalError as exc:
         console.print(f"[red]report failed:[/red] {exc}")
         raise typer.Exit(1) from exc

@@ -73,7 +73,6 @@ def serve(
 
     from api.app import create_app
     from api.logs import configure_json_logging
-    from api.routes import traces
     from knowledge.settings import Settings
 
     settings = Settings()
@@ -87,7 +86,6 @@ def serve(
             api.host,
         )
     app = create_app(settings, deps_factory=_with_sample(sample))
-    traces.install(app, settings)
     uvicorn.run(
         app, host=api.host, port=api.port, log_config=None, timeout_graceful_shutdown=int(api.shutdown_grace_s) + 3
     )

@@ -27,13 +27,10 @@ def build(paths: list[Path] = _PATHS, tenant: str | None = _TENANT) -> None:
     """Build trees for documents without indexing vectors (``waypoint ingest`` builds them too, via the sink)."""
     from knowledge.loaders import LoadError, discover
     from knowledge.settings import Settings
-    from knowledge.trees import TreeSink, TreeStore
+    from knowledge.trees import build_tree_sink
 
     settings, console = Settings(), Console()
-    store = TreeStore(settings.path("trees.sqlite"))
-    sink = TreeSink(
-        store, max_children=settings.tree.max_children, paragraphs_per_section=settings.tree.paragraphs_per_section
-    )
+    sink, store = build_tree_sink(settings)
     built = failed = 0
     limits = settings.ingest
     for path in discover(paths):

@@ -148,7 +148,7 @@ async def run_spans(
     if run is None:
         raise not_found("run", run_id)
     events = state.store.events(run_id, tenant=tenant)
-    return RunSpans(run=RunView.of(run), trace=build_trace(run_id, events))
+    return RunSpans(run=RunView.of(run, len(events)), trace=build_trace(run_id, events))
 
 
 @router.get("/v1/agent/graph")

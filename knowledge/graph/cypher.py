@@ -78,13 +78,14 @@ NEIGHBOURHOOD: Final = """
 MATCH (s:Entity {tenant: $tenant})-[r:RELATED]-(n:Entity {tenant: $tenant}) WHERE s.key IN $keys
 WITH startNode(r) AS a, endNode(r) AS b, r
 RETURN DISTINCT a.key AS src, b.key AS dst, r.predicate AS predicate, r.weight AS weight, r.chunk_ids AS chunk_ids
-ORDER BY weight DESC
+ORDER BY weight DESC, src, dst, predicate
 LIMIT $limit
 """
 
 MENTIONS: Final = """
 MATCH (e:Entity {tenant: $tenant}) WHERE e.key IN $keys
 MATCH (e)-[:MENTIONED_IN]->(c:Chunk)
+WITH e, c ORDER BY c.id
 WITH e, collect(c.id) AS ids
 RETURN e.key, e.name, e.type, size(ids), ids[0..$per_entity]
 """

@@ -2,7 +2,7 @@
 
 from knowledge.trees.build import build_tree
 from knowledge.trees.model import Choice, DocNode, DocTree, NavigationError, NodeView
-from knowledge.trees.sink import TreeSink
+from knowledge.trees.sink import TreeSink, build_tree_sink
 from knowledge.trees.store import TreeStore, TreeStoreError
 
 __all__ = [
@@ -15,4 +15,5 @@ __all__ = [
     "TreeStore",
     "TreeStoreError",
     "build_tree",
+    "build_tree_sink",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from knowledge.models import Chunk, Document
+from knowledge.settings import Settings
 from knowledge.trees.build import build_tree
 from knowledge.trees.pdf_outline import pdf_outline
 from knowledge.trees.store import TreeStore
@@ -33,3 +34,10 @@ class TreeSink:
     def delete(self, tenant: str, doc_id: str) -> None:
         """Remove the document's tree (no error when absent)."""
         self.store.delete(tenant, doc_id)
+
+
+def build_tree_sink(settings: Settings) -> tuple[TreeSink, TreeStore]:
+    """The sink over the data dir's ``trees.sqlite``, configured from ``settings.tree``; the caller closes the store."""
+    store = TreeStore(settings.path("trees.sqlite"))
+    cfg = settings.tree
+    return TreeSink(store, max_children=cfg.max_children, paragraphs_per_section=cfg.paragraphs_per_section), store

@@ -110,6 +110,7 @@ def test_citation_helpers() -> None:
     assert cited_labels("Paris [E2] and [E1, E3] [E2] [see above]") == ["E2", "E1", "E3"]
     assert strip_citations("London [E6].") == "London"
     assert strip_citations("yes [E1, E2] [note]") == "yes [note]"
+    assert strip_citations("<South Park> [<E1>]") == "South Park"
     assert is_not_found("NOT FOUND") and is_not_found("not found [E1]") and is_not_found(" ")
     assert not is_not_found("London [E3]")
 

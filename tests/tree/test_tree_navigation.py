@@ -106,7 +106,7 @@ class UnlistedKeys:
         self.notes: list[str] = []
 
     async def choose(
-        self, question: str, level: Sequence[NodeView], beam: int, *, heading: str = "", note: str = ""
+        self, question: str, level: Sequence[NodeView], beam: int, *, heading: str = "", note: str = "", hints: str = ""
     ) -> list[Choice]:
         self.notes.append(note)
         if self.bad_replies:
