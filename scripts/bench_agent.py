@@ -125,6 +125,12 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def write(report: dict[str, Any], out: Path) -> None:
+    """Write the JSON and the Markdown table (after every question, so a cut-short run keeps its data)."""
+    out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n")
+    out.with_suffix(".md").write_text(markdown(report))
+
+
 async def bench(args: argparse.Namespace) -> dict[str, Any]:
     """Run every set and strategy; return the report."""
     settings = Settings(
@@ -134,6 +140,19 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
     )
     runtime = start_llm(settings)
     results: dict[str, Any] = {}
+    report: dict[str, Any] = {
+        "meta": {
+            "date": datetime.now(UTC).isoformat(timespec="seconds"),
+            "model": args.model,
+            "backend": runtime.backend,
+            "machine": machine(),
+            "limit_per_set": args.limit,
+            "agent": settings.agent.model_dump(),
+            "note": "The 2 CPU cores were shared with other engineers' benchmarks while measuring; "
+            "wall times are pessimistic.",
+        },
+        "results": results,
+    }
     try:
         for name in args.sets:
             dataset = load_dataset(name)
@@ -151,25 +170,15 @@ async def bench(args: argparse.Namespace) -> dict[str, Any]:
                             recall_5=recall_at_k(row["used_ids"], q.supporting_passage_ids, 5),
                         )
                         rows[strategy].append(row)
+                        results[name] = {s: {"summary": summarise(r), "questions": r} for s, r in rows.items() if r}
+                        write(report, Path(args.out))
                         print(
                             f"  {name} {strategy:<11} {q.id}: f1={row['f1']:.2f} calls={row['calls']} "
                             f"cached={row['cached']}/{row['prompt']} {row['wall_s']:.0f}s {row['answer'][:60]!r}"
                         )
-                results[name] = {s: {"summary": summarise(r), "questions": r} for s, r in rows.items()}
     finally:
         await runtime.aclose()
-    return {
-        "meta": {
-            "date": datetime.now(UTC).isoformat(timespec="seconds"),
-            "model": args.model,
-            "backend": runtime.backend,
-            "machine": machine(),
-            "limit_per_set": args.limit,
-            "agent": settings.agent.model_dump(),
-            "note": "The CPU was shared with other engineers' test runs while measuring; wall times are pessimistic.",
-        },
-        "results": results,
-    }
+    return report
 
 
 def markdown(report: dict[str, Any]) -> str:
@@ -209,9 +218,7 @@ def main() -> None:
     parser.add_argument("--out", default=str(REPO / "docs" / "bench" / "agent"))
     args = parser.parse_args()
     report = asyncio.run(bench(args))
-    out = Path(args.out)
-    out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n")
-    out.with_suffix(".md").write_text(markdown(report))
+    write(report, Path(args.out))
     print(markdown(report))
 
 

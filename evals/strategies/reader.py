@@ -21,7 +21,7 @@ def split_answer(text: str, ids: Sequence[str]) -> tuple[str, list[str]]:
     """The answer with its ``[Pn]`` labels removed, and the passage ids those labels point at."""
     cited = [ids[int(n) - 1] for n in _LABEL.findall(text) if 1 <= int(n) <= len(ids)]
     answer = _LABEL.sub("", text).strip().splitlines()[0] if text.strip() else ""
-    return answer.strip().rstrip("."), cited
+    return answer.strip().strip("[]\"'").strip().rstrip("."), cited
 
 
 class Reader:

@@ -22,13 +22,15 @@ class Seed:
     """``exact`` (normalised n-gram) or ``fulltext``."""
 
 
+MAX_QUERY_WORDS = 64
+"""Only the first words of a long query are linked (bounds the key lookup)."""
 LOWERCASE_WEIGHT = 0.2
 """Weight factor for a seed written all lower case in the question ("born", "award"): likely not a name."""
 
 
 def candidate_ngrams(text: str, *, max_n: int = MAX_NAME_TOKENS) -> list[tuple[str, int, int]]:
     """(key, start, length) of every word n-gram that is not only stop words, longest first."""
-    toks = words(text)
+    toks = words(text)[:MAX_QUERY_WORDS]
     out: list[tuple[str, int, int]] = []
     for n in range(min(max_n, len(toks)), 0, -1):
         for i in range(len(toks) - n + 1):
@@ -44,7 +46,7 @@ def candidate_ngrams(text: str, *, max_n: int = MAX_NAME_TOKENS) -> list[tuple[s
 async def link(store: GraphStore, tenant: str, text: str, *, max_seeds: int = 8, fulltext: int = 3) -> list[Seed]:
     """Seeds for ``text``: longest exact matches that do not overlap; full-text hits if none match."""
     grams = candidate_ngrams(text)
-    toks = words(text)
+    toks = words(text)[:MAX_QUERY_WORDS]
     hits = {h.key: h for h in await store.entities_by_key(tenant, list(dict.fromkeys(g[0] for g in grams)))}
     covered: set[int] = set()
     seeds: list[Seed] = []
@@ -59,7 +61,7 @@ async def link(store: GraphStore, tenant: str, text: str, *, max_seeds: int = 8,
             weight *= LOWERCASE_WEIGHT
         seeds.append(Seed(key=key, name=hit.name, weight=weight, how="exact"))
     if not seeds and fulltext:
-        terms = [w for w in words(text) if w.casefold() not in STOP_NAMES]
+        terms = [w for w in toks if w.casefold() not in STOP_NAMES]
         found = await store.entities_fulltext(tenant, terms, limit=fulltext)
         top = max((h.score for h in found), default=1.0) or 1.0
         seeds = [Seed(key=h.key, name=h.name, weight=0.5 * h.score / top, how="fulltext") for h in found]

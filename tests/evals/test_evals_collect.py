@@ -81,6 +81,8 @@ def test_collect_failed_run() -> None:
         ("Walt Disney Pictures. [P1]", "Walt Disney Pictures", ["a"]),
         ("yes [P9]\nbecause both are capitals", "yes", []),
         ("", "", []),
+        ("[Paris]", "Paris", []),  # a small model copying the prompt's example format
+        ('"Carry On" [P1]', "Carry On", ["a"]),
     ],
 )
 def test_reader_split_answer(text: str, answer: str, cited: list[str]) -> None:

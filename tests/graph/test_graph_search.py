@@ -27,6 +27,7 @@ def test_candidate_ngrams_are_longest_first_without_stopword_only_grams() -> Non
     assert grams[0][2] >= grams[-1][2]
     assert ("now i can dance", 2, 4) in grams
     assert all(key not in ("who", "i") for key, _, _ in grams)
+    assert max(start for _, start, _ in candidate_ngrams("word " * 5000)) < 64
 
 
 async def test_linking_prefers_the_longest_match(tool: GraphSearchTool, store: GraphStore, tenant: str) -> None:
