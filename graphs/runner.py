@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.roles.answerer import NOT_FOUND, NOT_FOUND_TEXT, is_not_found, strip_citations
 from graphs.deps import Deps
-from graphs.events import Done, Envelope, RunError, RunStarted
+from graphs.events import Answer, Done, Envelope, RunError, RunStarted
 from graphs.graph import build_graph
+from graphs.nodes.answer import best_supported
+from graphs.nodes.finalize import citations
 from graphs.state import AgentState, initial_state
 from graphs.streaming import Emit, drive
 
 GRACE_S = 30.0
-"""Past ``agent.wall_clock_s`` the loop stops itself; past this much more, the run is cut off."""
+"""Extra seconds ``drive`` allows past the run's own hard limit before it cancels the run outright."""
 
 
 class RunRequest(BaseModel):
@@ -64,6 +68,14 @@ def status_of(state: AgentState) -> str:
     return "not_found" if state.get("not_found") else "ok"
 
 
+def cut_off_answer(state: AgentState) -> Answer:
+    """The best supported answer from the last checkpointed state of a run that was cut off."""
+    draft = best_supported(state) if state else NOT_FOUND
+    if is_not_found(draft):
+        return Answer(text=NOT_FOUND_TEXT, not_found=True)
+    return Answer(text=strip_citations(draft), citations=citations(state, draft))
+
+
 def graph_of(deps: Deps) -> Any:
     """The compiled graph for ``deps`` (compiled once, kept in ``deps.extras``)."""
     if "graph" not in deps.extras:
@@ -91,12 +103,22 @@ async def stream_run(deps: Deps, request: RunRequest) -> AsyncIterator[Envelope]
             await graph.aupdate_state(config, {"started_at": started})
             inp = None
         final: AgentState = {}
-        async for mode, chunk in graph.astream(inp, config, stream_mode=["custom", "values"]):
-            if mode == "custom":
-                emit(chunk)
-            else:
-                final = chunk
+        try:
+            async with asyncio.timeout(cfg.wall_clock_s + cfg.hard_limit_grace_s):
+                async for mode, chunk in graph.astream(inp, config, stream_mode=["custom", "values"]):
+                    if mode == "custom":
+                        emit(chunk)
+                    else:
+                        final = chunk
+        except TimeoutError:
+            emit(
+                RunError(
+                    message=f"run cut off after {cfg.wall_clock_s + cfg.hard_limit_grace_s:.0f}s", error_type="Timeout"
+                )
+            )
+            emit(cut_off_answer(final))
+            return Done(status="budget", totals=totals(final, deps.clock() - started))
         return Done(status=status_of(final), totals=totals(final, deps.clock() - started))
 
-    async for envelope in drive(run_id, produce, limit_s=cfg.wall_clock_s + GRACE_S):
+    async for envelope in drive(run_id, produce, limit_s=cfg.wall_clock_s + cfg.hard_limit_grace_s + GRACE_S):
         yield envelope

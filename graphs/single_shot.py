@@ -88,5 +88,7 @@ async def stream_single_shot(deps: Deps, request: RunRequest) -> AsyncIterator[E
         result: dict[str, Any] = totals(state, deps.clock() - started)
         return Done(status="not_found" if not_found else "ok", totals=result)
 
-    async for envelope in drive(run_id, produce, limit_s=deps.settings.agent.wall_clock_s + GRACE_S):
+    async for envelope in drive(
+        run_id, produce, limit_s=deps.settings.agent.wall_clock_s + deps.settings.agent.hard_limit_grace_s + GRACE_S
+    ):
         yield envelope

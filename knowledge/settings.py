@@ -171,7 +171,9 @@ class AgentConfig(BaseModel):
     max_retries_per_subq: int = 2
     """Query rewrites / tool switches per sub-question."""
     wall_clock_s: float = 600.0
-    """Wall-clock budget of one run."""
+    """Wall-clock budget of one run (the loop stops to answer once it is spent)."""
+    hard_limit_grace_s: float = 30.0
+    """Past ``wall_clock_s`` plus this, an in-flight call is cut off and the best supported answer is given."""
     context_token_budget: int = 2500
     """Compact evidence + notes when they exceed this many tokens."""
     top_k: int = 5

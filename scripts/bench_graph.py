@@ -216,6 +216,8 @@ def markdown(out: dict[str, Any]) -> str:
             lines.append(
                 f"- {name} {t}: {d['graph']} / {d.get('hybrid', '-')} / {d.get('hybrid+graph', '-')} (n={d['n']})"
             )
+    if "llm_extractor_note" in out:
+        lines += ["", f"LLM extractor: {out['llm_extractor_note']}"]
     if "llm_extractor" in out:
         m = out["llm_extractor"]
         lines += [

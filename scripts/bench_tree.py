@@ -209,6 +209,54 @@ async def multihop(settings: Settings, llm: LLMBackend, cfg: TreeConfig, name: s
     }
 
 
+def render_markdown(result: dict[str, Any]) -> str:
+    """A short Markdown table of a result file."""
+    lines = [
+        "# Tree search benchmark",
+        "",
+        f"Machine: {result.get('machine', '?')}. Model: {result.get('model', '?')}. Run: {result.get('date', '?')}.",
+        "Latencies are medians per question. Each call is one schema-constrained LLM call.",
+        "",
+    ]
+    st = result.get("structured")
+    if st:
+        lines += [
+            "## Structured documents (section hit, k = 3)",
+            "",
+            "| retriever | questions | hit@1 % | hit@3 % | LLM calls / q | median latency s |",
+            "|---|---|---|---|---|---|",
+        ]
+        for key, label in [
+            ("tree_search", "tree_search"),
+            ("vector_search_same_questions", "vector_search (hybrid), same questions"),
+            ("vector_search_all", "vector_search (hybrid), all questions"),
+        ]:
+            if key in st:
+                r = st[key]
+                lines.append(
+                    f"| {label} | {r['questions']} | {r['hit@1']} | {r['hit@3']} | {r['llm_calls']} | "
+                    f"{r['median_latency_s']} |"
+                )
+        lines.append("")
+    mh = result.get("multihop")
+    if mh:
+        lines += [
+            "## Multi-hop dev sets (Recall@5 on passage ids)",
+            "",
+            "| set | questions | navigator only | with backfill | pre-filter only (same q) | pre-filter only (all 50) "
+            "| LLM calls / q | median latency s |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for name, r in mh.items():
+            lines.append(
+                f"| {name} | {r['questions']} | {r['recall@5_navigator_only']} | {r['recall@5_with_backfill']} | "
+                f"{r['recall@5_prefilter_only_same_questions']} | {r['recall@5_prefilter_only_all_50']} | "
+                f"{r['llm_calls']} | {r['median_latency_s']} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
 async def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--structured", action="store_true", help="Run the structured-document set.")
@@ -221,7 +269,11 @@ async def main() -> None:
     ap.add_argument("--beam", type=int, default=1)
     ap.add_argument("--max-depth", type=int, default=4)
     ap.add_argument("--out", type=Path, default=REPO / "docs" / "bench" / "tree.json")
+    ap.add_argument("--render", action="store_true", help="Only write the Markdown table of --out (no run).")
     args = ap.parse_args()
+    if args.render:
+        args.out.with_suffix(".md").write_text(render_markdown(json.loads(args.out.read_text())))
+        return
     cfg = TreeConfig(beam=args.beam, max_depth=args.max_depth)
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp), local=LocalLLMConfig(model="qwen2.5-0.5b", n_ctx=8192, n_parallel=1))
