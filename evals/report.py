@@ -42,7 +42,7 @@ def fmt(value: Any) -> str:
 
 
 def _cell(text: str) -> str:
-    return html.escape(text.replace("|", "/").replace("\n", " "))[:160]
+    return text.replace("|", "/").replace("\n", " ").replace("<", "&lt;")[:160]
 
 
 def _strategy_table(strategies: Mapping[str, Any]) -> list[str]:

@@ -55,7 +55,9 @@ def html_to_text(html: str) -> tuple[str, str, list[Section]]:
             open_heads.append((level, head, len(text)))
             continue
         text += f"{line}\n\n"
+    text = text.rstrip("\n") + "\n"
     for n, (level, head, start) in enumerate(open_heads):
         end = open_heads[n + 1][2] - len(open_heads[n + 1][1]) - 2 if n + 1 < len(open_heads) else len(text)
-        sections.append(Section(level=level, title=head, start=start, end=max(start, end)))
-    return title, text.rstrip("\n") + "\n", sections
+        start = min(start, len(text))
+        sections.append(Section(level=level, title=head, start=start, end=min(max(start, end), len(text))))
+    return title, text, sections

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import MANUAL, manual_doc, write_pdf
+from tree_support import MANUAL, manual_doc, write_pdf
 
 from knowledge.loaders import iter_corpus, load_file
 from knowledge.models import Document, Section
@@ -59,11 +59,6 @@ def nodes_by_title(tree: DocTree) -> dict[str, object]:
     return {n.title: n for n in tree.nodes}  # type: ignore[misc]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="knowledge/loaders/html.py finds no headings: its marker \\x1e is whitespace to str.strip(), "
-    "so every heading line loses it. Remove this mark when the loader is fixed.",
-)
 def test_html_file(tmp_path: Path) -> None:
     path = tmp_path / "page.html"
     path.write_text(

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from conftest import MANUAL
+from tree_support import MANUAL
 from typer.testing import CliRunner
 
 from api.cli import app

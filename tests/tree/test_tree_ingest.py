@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import MANUAL
+from tree_support import MANUAL
 
 from knowledge.embeddings.local import LocalEmbedder
 from knowledge.ingest import Ingestor

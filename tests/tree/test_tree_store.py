@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import MANUAL, manual_doc
+from tree_support import MANUAL, manual_doc
 
 from knowledge.chunking import chunk_document
 from knowledge.models import Document
