@@ -1,7 +1,8 @@
 """The default dependencies: the configured LLM, the agent per tenant, the ingestion pipeline.
 
-The LLM (and, for the embedded default, its llama.cpp server), the embedder and the vector store
-are opened once and shared by every tenant; each tenant gets its own ``graphs.deps.Deps`` (tools
+The LLM (and, for the embedded default, its llama.cpp server), the embedder, the vector store and
+the graph and tree indexes (fed by the same ingest, so a delete removes chunks, graph facts and
+tree) are opened once and shared by every tenant; each tenant gets its own ``graphs.deps.Deps`` (tools
 bound to that tenant), opened on the tenant's first run and kept until shutdown.
 """
 
@@ -20,6 +21,7 @@ from graphs.deps import Deps, open_checkpointer, open_deps
 from graphs.events import Envelope
 from graphs.runner import RunRequest, stream_run
 from knowledge.embeddings import build_embedder
+from knowledge.indexes import Indexes, open_indexes
 from knowledge.ingest import Ingestor, IngestReport
 from knowledge.settings import Settings
 from knowledge.vector_store import open_vector_store
@@ -30,8 +32,11 @@ TOOL_NAMES = ["vector_search", "graph_search", "tree_search"]
 class TenantAgents:
     """One ``Deps`` per tenant over the shared LLM and checkpointer, opened lazily."""
 
-    def __init__(self, settings: Settings, llm: LLMBackend, checkpointer: Any, stack: AsyncExitStack) -> None:
+    def __init__(
+        self, settings: Settings, llm: LLMBackend, checkpointer: Any, stack: AsyncExitStack, indexes: Indexes
+    ) -> None:
         self._settings = settings
+        self._indexes = indexes
         self._llm = llm
         self._checkpointer = checkpointer
         self._stack = stack
@@ -42,7 +47,13 @@ class TenantAgents:
         """The tenant's Deps (opened on first use)."""
         async with self._lock:
             if tenant not in self._deps:
-                cm = open_deps(self._settings, tenant=tenant, llm=self._llm, checkpointer=self._checkpointer)
+                cm = open_deps(
+                    self._settings,
+                    tenant=tenant,
+                    llm=self._llm,
+                    checkpointer=self._checkpointer,
+                    indexes=self._indexes,
+                )
                 self._deps[tenant] = await self._stack.enter_async_context(cm)
             return self._deps[tenant]
 
@@ -107,9 +118,12 @@ async def open_app_deps(settings: Settings, *, llm: LLMBackend | None = None) ->
         embedder = build_embedder(settings)
         store = open_vector_store(settings)
         stack.callback(store.close)
-        ingestor = Ingestor(settings, embedder, store)
+        indexes = stack.enter_context(open_indexes(settings))
+        if indexes.graph is not None:
+            stack.push_async_callback(indexes.graph.store.aclose)
+        ingestor = Ingestor(settings, embedder, store, sinks=indexes.sinks)
         stack.callback(ingestor.close)
-        agents = TenantAgents(settings, llm, checkpointer, stack)
+        agents = TenantAgents(settings, llm, checkpointer, stack, indexes)
 
         async def store_ready() -> bool:
             await asyncio.to_thread(store.count, settings.default_tenant)

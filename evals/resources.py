@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import importlib
 import inspect
 import json
 import logging
@@ -38,20 +37,23 @@ async def _close(obj: Any) -> None:
 
 
 async def ingest_corpus(settings: Settings, dataset: Dataset, tenant: str) -> dict[str, Any]:
-    """Ingest the corpus into ``tenant`` with the ingestion engineer's ``Ingestor``; return its report as a dict."""
+    """Ingest the corpus into ``tenant`` (vectors, graph, trees); return the ingest report as a dict."""
+    from knowledge.embeddings import build_embedder
+    from knowledge.indexes import open_indexes
+    from knowledge.ingest import Ingestor
+    from knowledge.vector_store import open_vector_store
+
+    embedder = build_embedder(settings)
+    store = open_vector_store(settings)
     try:
-        emb_mod = importlib.import_module("knowledge.embeddings")
-        store_mod = importlib.import_module("knowledge.vector_store")
-        ingest_mod = importlib.import_module("knowledge.ingest")
-    except ModuleNotFoundError as exc:
-        raise ModuleNotFoundError(f"ingestion (knowledge.ingest) is not available: {exc}") from exc
-    embedder = emb_mod.build_embedder(settings)
-    store = await _maybe_await(store_mod.open_vector_store(settings))
-    ingestor = ingest_mod.Ingestor(settings, embedder, store)
-    try:
-        report = await asyncio.to_thread(ingestor.ingest_corpus, dataset.corpus_path, tenant)
+        with open_indexes(settings) as indexes:
+            ingestor = Ingestor(settings, embedder, store, sinks=indexes.sinks)
+            try:
+                report = await asyncio.to_thread(ingestor.ingest_corpus, dataset.corpus_path, tenant)
+            finally:
+                ingestor.close()
     finally:
-        for obj in (ingestor, store, embedder):
+        for obj in (store, embedder):
             await _close(obj)
     dump = getattr(report, "model_dump", None)
     raw: dict[str, Any] = dict(dump(mode="json")) if callable(dump) else {"report": repr(report)}

@@ -14,6 +14,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from agents.llm import LLMBackend
 from agents.llm.factory import start_llm
+from knowledge.indexes import Indexes, open_indexes
 from knowledge.settings import Settings
 from tools.base import RetrievalTool
 
@@ -49,6 +50,18 @@ def _vector_tool(settings: Settings, tenant: str) -> RetrievalTool:
     return VectorSearchTool(build_embedder(settings), open_vector_store(settings), tenant)
 
 
+def _index_tools(settings: Settings, tenant: str, llm: LLMBackend, indexes: Indexes) -> list[RetrievalTool]:
+    """``graph_search`` over the shared graph store (when it is up) and ``tree_search`` over the tree store."""
+    from agents.tree_navigator import LLMNavigator
+    from tools.graph_search import GraphSearchTool
+    from tools.tree_search import TreeSearchTool
+
+    out: list[RetrievalTool] = [TreeSearchTool(indexes.trees, LLMNavigator(llm), tenant, settings.tree)]
+    if indexes.graph is not None:
+        out.append(GraphSearchTool(indexes.graph.store, tenant, settings.graph))
+    return out
+
+
 async def open_checkpointer(stack: AsyncExitStack, settings: Settings) -> BaseCheckpointSaver[Any]:
     """SQLite in the data dir by default; Postgres when ``agent.checkpoint_url`` says so."""
     url = settings.agent.checkpoint_url
@@ -74,8 +87,13 @@ async def open_deps(
     llm: LLMBackend | None = None,
     tools: dict[str, RetrievalTool] | None = None,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
+    indexes: Indexes | None = None,
 ) -> AsyncIterator[Deps]:
-    """Start the configured LLM (unless one is passed), wire the available tools and the checkpointer."""
+    """Start the configured LLM (unless one is passed), wire the tools and the checkpointer.
+
+    Without ``tools`` the registry holds ``vector_search``, ``tree_search`` and, when the graph store is
+    up, ``graph_search``. Pass ``indexes`` to share one graph store / tree store between tenants.
+    """
     async with AsyncExitStack() as stack:
         backend = ""
         if llm is None:
@@ -86,5 +104,11 @@ async def open_deps(
         if tools is None:
             vector = _vector_tool(settings, tenant)
             registry[vector.name] = vector
+            if indexes is None:
+                indexes = stack.enter_context(open_indexes(settings))
+                if indexes.graph is not None:
+                    stack.push_async_callback(indexes.graph.store.aclose)
+            for tool in _index_tools(settings, tenant, llm, indexes):
+                registry[tool.name] = tool
         saver = checkpointer if checkpointer is not None else await open_checkpointer(stack, settings)
         yield Deps(llm=llm, tools=registry, settings=settings, tenant=tenant, checkpointer=saver, backend=backend)

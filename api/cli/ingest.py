@@ -31,6 +31,7 @@ def ingest(
 ) -> None:
     """Ingest documents incrementally: unchanged ones are skipped, changed ones replaced."""
     from knowledge.embeddings import build_embedder
+    from knowledge.indexes import open_indexes
     from knowledge.ingest import Ingestor
     from knowledge.loaders import discover
     from knowledge.settings import Settings
@@ -45,21 +46,27 @@ def ingest(
     with console.status("loading the embedding model..."):
         embedder = build_embedder(settings)
     store = open_vector_store(settings)
-    ingestor = Ingestor(settings, embedder, store)
-    try:
-        for doc_id in delete or []:
-            found = ingestor.delete_document(doc_id, tenant)
-            console.print(f"{'deleted' if found else 'not found'}: {doc_id}")
-        if corpus is not None:
-            total = _count_lines(corpus)
-            _show(console, _with_progress(console, total, lambda p: ingestor.ingest_corpus(corpus, tenant, progress=p)))
-        if paths:
-            files = list(discover(paths))
-            total = sum(_count_lines(f) if f.suffix.lower() == ".jsonl" else 1 for f in files)
-            _show(console, _with_progress(console, total, lambda p: ingestor.ingest_paths(files, tenant, progress=p)))
-    finally:
-        ingestor.close()
-        store.close()
+    with open_indexes(settings) as indexes:
+        ingestor = Ingestor(settings, embedder, store, sinks=indexes.sinks)
+        try:
+            for doc_id in delete or []:
+                found = ingestor.delete_document(doc_id, tenant)
+                console.print(f"{'deleted' if found else 'not found'}: {doc_id}")
+            if corpus is not None:
+                total = _count_lines(corpus)
+                _show(
+                    console,
+                    _with_progress(console, total, lambda p: ingestor.ingest_corpus(corpus, tenant, progress=p)),
+                )
+            if paths:
+                files = list(discover(paths))
+                total = sum(_count_lines(f) if f.suffix.lower() == ".jsonl" else 1 for f in files)
+                _show(
+                    console, _with_progress(console, total, lambda p: ingestor.ingest_paths(files, tenant, progress=p))
+                )
+        finally:
+            ingestor.close()
+            store.close()
 
 
 def search(

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
 from agents.llm import CallOptions, Message, ScriptedLLM, StreamDone, StreamEvent
+from graphs.deps import Deps
 from graphs.events import Envelope
+from graphs.runner import RunRequest, stream_run
 from knowledge.models import Evidence
 from tools.base import ToolError
 
@@ -124,3 +126,12 @@ def cite(keyword: str, answer: str) -> Any:
         return f"{answer} [{found.group(1)}]" if found else answer
 
     return reply
+
+
+MakeDeps = Callable[..., Deps]
+"""Builds Deps with a given LLM, tools and agent config overrides (the ``make_deps`` fixture)."""
+
+
+async def run_all(deps: Deps, question: str, **kwargs: Any) -> list[Envelope]:
+    """Every envelope of one run."""
+    return [e async for e in stream_run(deps, RunRequest(question=question, **kwargs))]

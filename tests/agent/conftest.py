@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from agent_support import ListTool
+from agent_support import ListTool, MakeDeps
 
 from agents.llm import LLMBackend
 from graphs.deps import Deps
-from graphs.events import Envelope
-from graphs.runner import RunRequest, stream_run
 from knowledge.settings import AgentConfig, Settings
-
-MakeDeps = Callable[..., Deps]
 
 
 @pytest.fixture
@@ -27,8 +23,3 @@ def make_deps(settings: Settings) -> MakeDeps:
         return Deps(llm=llm, tools=registry, settings=cfg, checkpointer=checkpointer)
 
     return make
-
-
-async def run_all(deps: Deps, question: str, **kwargs: Any) -> list[Envelope]:
-    """Every envelope of one run."""
-    return [e async for e in stream_run(deps, RunRequest(question=question, **kwargs))]

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from agent_support import ListTool, cite, grade_by, j, kinds, of_kind, prompts
-from conftest import MakeDeps, run_all
+from agent_support import ListTool, MakeDeps, cite, grade_by, j, kinds, of_kind, prompts, run_all
 
 from agents.llm import LLMUnavailableError, ScriptedLLM
 

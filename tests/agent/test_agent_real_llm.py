@@ -15,6 +15,7 @@ from knowledge.embeddings import build_embedder
 from knowledge.ingest import Ingestor
 from knowledge.settings import AgentConfig, Settings
 from knowledge.vector_store import open_vector_store
+from tools.vector_search import VectorSearchTool
 
 EXTRA = [
     (
@@ -44,10 +45,12 @@ async def test_real_model_answers_a_two_hop_question(
 ) -> None:
     settings = settings.model_copy(update={"agent": AgentConfig(max_subquestions=2, top_k=3, verify=False)})
     ingest(settings, "t", tmp_path)
-    async with open_deps(settings, tenant="t", llm=real_llm) as deps:
-        assert list(deps.tools) == ["vector_search"]
-        envs = [e async for e in stream_run(deps, RunRequest(question="Where was the director of Inception born?"))]
-        deps.tools["vector_search"].store.close()  # type: ignore[attr-defined]
+    store = open_vector_store(settings)
+    vector = VectorSearchTool(build_embedder(settings), store, "t")
+    async with open_deps(settings, tenant="t", llm=real_llm, tools={vector.name: vector}) as deps:
+        request = RunRequest(question="Where was the director of Inception born?")
+        envs = [e async for e in stream_run(deps, request)]
+    store.close()
     for e in envs:
         print(e.event.model_dump_json()[:400])
     answer = of_kind(envs, "answer")[0]
@@ -60,3 +63,10 @@ async def test_real_model_answers_a_two_hop_question(
     usage = of_kind(envs, "usage")
     assert len(usage) == done.totals["llm_calls"] >= 3
     assert sum(u.cached_tokens for u in usage) > 0  # the shared prefix is served from llama.cpp's cache
+
+
+async def test_default_registry_wires_all_three_tools(settings: Settings, real_llm: OpenAICompatibleLLM) -> None:
+    async with open_deps(settings, tenant="t", llm=real_llm) as deps:
+        assert set(deps.tools) == {"vector_search", "graph_search", "tree_search"}
+        assert await deps.tools["graph_search"].search("Inception", k=3) == []  # empty graph, store reachable
+        deps.tools["vector_search"].store.close()  # type: ignore[attr-defined]

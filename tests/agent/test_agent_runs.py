@@ -7,8 +7,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack
 
 import pytest
-from agent_support import ClosingLLM, ListTool, cite, grade_by, j, kinds, of_kind, prompts
-from conftest import MakeDeps, run_all
+from agent_support import ClosingLLM, ListTool, MakeDeps, cite, grade_by, j, kinds, of_kind, prompts, run_all
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from agents.llm import CallOptions, Message, ScriptedLLM

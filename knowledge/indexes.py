@@ -1,0 +1,58 @@
+"""The secondary indexes every ingest feeds besides Qdrant: the knowledge graph and the document trees.
+
+``open_indexes(settings)`` starts (or connects to) the graph store once and opens the tree store;
+its ``sinks`` go to ``Ingestor(..., sinks=...)`` so that one ingest, replace or delete keeps the
+vector store, the graph and the trees in step. The graph uses the fast extractor (no LLM), the
+default on CPU; LLM extraction is ``waypoint graph build --extractor llm``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+
+from knowledge.graph.blocking import BlockingGraphSink
+from knowledge.graph.factory import GraphRuntime, open_graph
+from knowledge.graph.fast_extractor import FastExtractor
+from knowledge.graph.store import GraphStoreError
+from knowledge.ingest import IngestSink
+from knowledge.settings import Settings
+from knowledge.trees import TreeStore
+from knowledge.trees.sink import build_tree_sink
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Indexes:
+    """The graph runtime (None when it could not start), the tree store, and the ingest sinks over both."""
+
+    graph: GraphRuntime | None
+    trees: TreeStore
+    sinks: list[IngestSink] = field(default_factory=list)
+
+
+@contextmanager
+def open_indexes(settings: Settings, *, graph: bool = True) -> Iterator[Indexes]:
+    """Open the graph (unless ``graph=False``) and tree indexes; a graph store that fails to start is
+    logged and left out, so vector and tree retrieval still work."""
+    with ExitStack() as stack:
+        sinks: list[IngestSink] = []
+        runtime: GraphRuntime | None = None
+        if graph:
+            try:
+                runtime = open_graph(settings)
+            except (GraphStoreError, OSError, RuntimeError) as exc:
+                log.warning("knowledge graph unavailable, continuing without it: %s", exc)
+        if runtime is not None:
+            rt = runtime
+            stack.callback(lambda: rt.server.stop() if rt.server is not None else None)
+            graph_sink = BlockingGraphSink(rt.make_store, FastExtractor())
+            stack.callback(graph_sink.close)
+            sinks.append(graph_sink)
+        tree_sink, trees = build_tree_sink(settings)
+        stack.callback(trees.close)
+        sinks.append(tree_sink)
+        yield Indexes(graph=runtime, trees=trees, sinks=sinks)
