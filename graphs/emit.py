@@ -17,6 +17,14 @@ SUMMARY_KEY = "__summary__"
 """A node may return this key with a small dict; it goes into ``step_finished.summary``, not the state."""
 
 
+TRACE_CLIP_CHARS = 4000
+"""Longest prompt message / output kept in a usage event for the trace viewer."""
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= TRACE_CLIP_CHARS else text[:TRACE_CLIP_CHARS] + f" ...[{len(text)} chars]"
+
+
 class Meter:
     """One node invocation's event writer and budget ledger."""
 
@@ -45,6 +53,8 @@ class Meter:
                     ttft_s=u.ttft_s,
                     latency_s=u.latency_s,
                     model=u.model,
+                    prompt=[{"role": m["role"], "content": _clip(m["content"])} for m in c.messages],
+                    output=_clip(c.text),
                 )
             )
 

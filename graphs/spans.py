@@ -267,6 +267,8 @@ class _Builder:
             completion_tokens=ev.completion_tokens,
             ttft_s=ev.ttft_s,
             latency_s=ev.latency_s,
+            prompt=ev.prompt,
+            output=ev.output,
         )
 
     def tool(self, env: Envelope, ev: ToolCall) -> None:

@@ -326,7 +326,10 @@ function detail(s) {
       return `<div class="llm-tokens" data-testid="llm-tokens">${kv([
         ["role", esc(a.role)], ["model", esc(a.model)], ["prompt tokens", a.prompt_tokens], ["cached tokens", a.cached_tokens],
         ["completion tokens", a.completion_tokens], ["cached share", fmtPct(a.prompt_tokens ? a.cached_tokens / a.prompt_tokens : 0)],
-        ["time to first token", fmtS(a.ttft_s)], ["latency", fmtS(a.latency_s)]])}</div>`;
+        ["time to first token", fmtS(a.ttft_s)], ["latency", fmtS(a.latency_s)]])}</div>` +
+        (a.prompt ? `<details class="llm-prompt" data-testid="llm-prompt"><summary>prompt</summary>${a.prompt
+          .map((m) => `<div class="msg"><b>${esc(m.role)}</b><pre>${esc(m.content)}</pre></div>`).join("")}</details>` : "") +
+        (a.output != null ? `<details class="llm-output" open><summary>output</summary><pre>${esc(a.output)}</pre></details>` : "");
     case "tool":
       return kv([["query", esc(a.query)], ["reason", esc(a.reason)], ["results", a.n_results]]) + evidenceTable(a.evidence || []);
     case "grade":

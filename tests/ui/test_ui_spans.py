@@ -127,3 +127,18 @@ def test_topology_matches_compiled_graph(settings: Settings) -> None:
     edges = {(e.source, e.target) for e in graph.edges}
     assert edges == set(AGENT_EDGES)
     assert set(graph.nodes) - {"__start__", "__end__"} == set(AGENT_NODES)
+
+
+async def test_real_agent_usage_events_carry_prompt_and_output_into_llm_spans(settings: Settings) -> None:
+    from graphs.runner import RunRequest, stream_run
+
+    llm = ScriptedLLM(['{"needs_retrieval": false, "subquestions": []}', "Hello there."])
+    deps = Deps(llm=llm, tools={}, settings=settings)
+    envs = [e async for e in stream_run(deps, RunRequest(question="Say hello."))]
+    usage = [e.event for e in envs if isinstance(e.event, LLMUsage)]
+    assert usage, "the run made no LLM call"
+    assert usage[0].prompt is not None and usage[0].prompt[0]["role"] == "system"
+    assert "Say hello." in usage[0].prompt[-1]["content"]
+    llm_spans = [s for s in build_trace(envs[0].run_id, envs).spans if s.kind == "llm"]
+    assert llm_spans[-1].attributes["output"] == usage[-1].output
+    assert llm_spans[0].attributes["prompt"] == usage[0].prompt
