@@ -7,6 +7,7 @@ on the returned store closes the client and forgets it, so the next ``open_vecto
 
 from __future__ import annotations
 
+import atexit
 import threading
 
 from knowledge.settings import Settings
@@ -32,11 +33,13 @@ __all__ = [
     "VectorPoint",
     "VectorStore",
     "VectorStoreError",
+    "close_all_vector_stores",
     "open_vector_store",
 ]
 
 _open: dict[str, SharedQdrantStore] = {}
 _open_lock = threading.Lock()
+_atexit_registered = False
 
 
 class SharedQdrantStore(QdrantStore):
@@ -56,12 +59,25 @@ def open_vector_store(settings: Settings) -> SharedQdrantStore:
     """The process-wide store for these settings: a Qdrant server if ``qdrant.url`` is set, else local mode."""
     cfg = settings.qdrant
     key = cfg.url or str(settings.path("qdrant", ".keep").parent.resolve())
+    global _atexit_registered
     with _open_lock:
         store = _open.get(key)
         if store is None:
             store = _connect(settings, key)
             _open[key] = store
+            if not _atexit_registered:
+                # close clients while the interpreter is still whole (qdrant-client's __del__ fails later)
+                atexit.register(close_all_vector_stores)
+                _atexit_registered = True
         return store
+
+
+def close_all_vector_stores() -> None:
+    """Close every store this process opened (idempotent)."""
+    with _open_lock:
+        stores = list(_open.values())
+    for store in stores:
+        store.close()
 
 
 def _connect(settings: Settings, key: str) -> SharedQdrantStore:
