@@ -62,5 +62,5 @@ def strip_citations(text: str) -> str:
 
 def is_not_found(text: str) -> bool:
     """True when the reply says the evidence does not contain the answer."""
-    body = strip_citations(text).upper()
+    body = strip_citations(text).upper().lstrip("[(\"'` ")
     return not body or body.startswith(NOT_FOUND)

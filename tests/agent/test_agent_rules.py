@@ -113,6 +113,7 @@ def test_citation_helpers() -> None:
     assert strip_citations("<South Park> [<E1>]") == "South Park"
     assert is_not_found("NOT FOUND") and is_not_found("not found [E1]") and is_not_found(" ")
     assert not is_not_found("London [E3]")
+    assert is_not_found("[NOT FOUND]") and is_not_found('"Not found."')  # small models wrap it
 
 
 def test_add_candidates_labels_in_first_seen_order_and_skips_kept() -> None:
