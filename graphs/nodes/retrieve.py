@@ -33,35 +33,36 @@ def make(kit: Kit) -> Any:
 
     async def one(tool: str, query: str, subq: int, reason: str, meter: Meter) -> tuple[ToolCallRecord, list[Evidence]]:
         started = time.perf_counter()
+        error: Exception | None = None
+        found: list[Evidence] = []
         try:
             found = await kit.deps.tools[tool].search(query, k=kit.cfg.top_k)
         except Exception as exc:  # any tool failure is reported, never fatal
-            meter.emit(
-                ToolCall(
-                    tool=tool,
-                    query=query,
-                    reason=reason,
-                    subq_index=subq,
-                    status="error",
-                    error=str(exc),
-                    duration_s=time.perf_counter() - started,
-                )
-            )
-            meter.emit(RunError(message=f"tool {tool!r} failed: {exc}", error_type=type(exc).__name__))
-            return {"tool": tool, "query": query, "subq": subq, "status": "error", "n_results": 0}, []
+            error = exc
         meter.emit(
             ToolCall(
                 tool=tool,
                 query=query,
                 reason=reason,
                 subq_index=subq,
+                status="error" if error else "ok",
+                error=str(error) if error else None,
                 duration_s=time.perf_counter() - started,
                 n_results=len(found),
             )
         )
-        if found:
+        if error is not None:
+            meter.emit(RunError(message=f"tool {tool!r} failed: {error}", error_type=type(error).__name__))
+        elif found:
             meter.emit(EvidenceFound(tool=tool, items=found))
-        return {"tool": tool, "query": query, "subq": subq, "status": "ok", "n_results": len(found)}, found
+        record: ToolCallRecord = {
+            "tool": tool,
+            "query": query,
+            "subq": subq,
+            "status": "error" if error else "ok",
+            "n_results": len(found),
+        }
+        return record, found
 
     async def run(state: AgentState, meter: Meter) -> dict[str, Any]:
         i, choice = state["current"], state["route"]
