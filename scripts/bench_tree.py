@@ -265,7 +265,8 @@ async def main() -> None:
     ap.add_argument("--multihop", nargs="*", default=[], help="hotpotqa 2wikimultihopqa musique")
     ap.add_argument("--mh-limit", type=int, default=10, help="Multi-hop questions per set.")
     ap.add_argument("--mh-candidates", type=int, default=10, help="Pre-filter candidates per multi-hop question.")
-    ap.add_argument("--llm-url", default=None, help="An already running OpenAI-compatible server (else embedded 0.5B).")
+    ap.add_argument("--llm-url", default=None, help="An already running OpenAI-compatible server (else embedded).")
+    ap.add_argument("--model", default="qwen2.5-0.5b", help="Embedded model (qwen2.5-0.5b or qwen2.5-1.5b).")
     ap.add_argument("--beam", type=int, default=1)
     ap.add_argument("--max-depth", type=int, default=4)
     ap.add_argument("--out", type=Path, default=REPO / "docs" / "bench" / "tree.json")
@@ -276,10 +277,10 @@ async def main() -> None:
         return
     cfg = TreeConfig(beam=args.beam, max_depth=args.max_depth)
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(data_dir=Path(tmp), local=LocalLLMConfig(model="qwen2.5-0.5b", n_ctx=8192, n_parallel=1))
+        settings = Settings(data_dir=Path(tmp), local=LocalLLMConfig(model=args.model, n_ctx=8192, n_parallel=1))
         runtime = None
         if args.llm_url:
-            llm: LLMBackend = OpenAICompatibleLLM(args.llm_url, model="qwen2.5-0.5b", timeout_s=600)
+            llm: LLMBackend = OpenAICompatibleLLM(args.llm_url, model=args.model, timeout_s=600)
         else:
             settings.data_dir = REPO / ".waypoint"  # model file cache only
             runtime = start_llm(settings)
@@ -287,7 +288,8 @@ async def main() -> None:
             llm = runtime.llm
         result: dict[str, Any] = {
             "machine": f"{platform.machine()}, {len(__import__('os').sched_getaffinity(0))} CPU cores (shared), no GPU",
-            "model": "Qwen2.5-0.5B-Instruct GGUF on llama.cpp (xllamacpp), temperature 0",
+            "model": f"{args.model} ({f'server at {args.llm_url}' if args.llm_url else 'GGUF on llama.cpp'}), "
+            "temperature 0",
             "tree_config": cfg.model_dump(),
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         }

@@ -22,6 +22,15 @@ async def decide(
     return await structured(llm, builder, context, instruction, DecideOut, max_tokens=64)
 
 
+TOOL_ORDER = ("vector_search", "graph_search", "tree_search")
+"""Which tool a switch tries first: cheapest and broadest first (tree search spends LLM calls to navigate)."""
+
+
+def tool_rank(name: str) -> tuple[int, str]:
+    """Sort key: known tools in ``TOOL_ORDER``, others after them by name."""
+    return (TOOL_ORDER.index(name) if name in TOOL_ORDER else len(TOOL_ORDER), name)
+
+
 def correction(
     retries_used: int, max_retries: int, tools_tried: Sequence[str], allowed: Sequence[str], *, tool_failed: bool
 ) -> tuple[Correction, str | None]:
@@ -31,7 +40,7 @@ def correction(
     """
     if retries_used >= max_retries:
         return "give_up", None
-    untried = [t for t in sorted(allowed) if t not in tools_tried]
+    untried = [t for t in sorted(allowed, key=tool_rank) if t not in tools_tried]
     last = tools_tried[-1] if tools_tried else None
     if tool_failed or last is None or last not in allowed:
         return ("switch", untried[0]) if untried else ("give_up", None)

@@ -37,6 +37,16 @@ def findings(state: AgentState) -> list[tuple[str, str]]:
     return out
 
 
+def has_support(state: AgentState) -> bool:
+    """Pure: did the run keep any evidence, or answer any step? Without either the knowledge base lacks the answer.
+
+    The answer prompt asks for the answer, not for a verdict on the evidence (small models reply NOT FOUND far too
+    eagerly when offered the choice), so "not found" is decided here from the grader's verdicts instead.
+    """
+    kept = any(r["status"] in ("kept", "compacted") for r in state.get("evidence", []))
+    return kept or any(sq["status"] == "answered" for sq in state.get("plan", []))
+
+
 def make(kit: Kit) -> Any:
     """The answer node."""
 
@@ -46,6 +56,8 @@ def make(kit: Kit) -> Any:
         if not can_call(meter.budget, kit.cfg):
             text = best_supported(state)
             return {"draft": text, "not_found": is_not_found(text), SUMMARY_KEY: {"fallback": True}}
+        if needs and not repair and not has_support(state):
+            return {"draft": NOT_FOUND, "not_found": True, SUMMARY_KEY: {"no_support": True}}
         messages = answer_messages(
             kit.builder,
             kit.context(state),

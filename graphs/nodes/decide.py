@@ -31,7 +31,9 @@ def make(kit: Kit) -> Any:
         sq = plan[i]
         route = state["route"]
         n_tools = len(route["tools"])
-        tool_failed = n_tools > 0 and all(c["status"] == "error" for c in state.get("tool_calls", [])[-n_tools:])
+        last_calls = state.get("tool_calls", [])[-n_tools:] if n_tools else []
+        # an error or an empty result (nothing indexed there for this tenant): another query will not help, switch
+        tool_failed = bool(last_calls) and all(c["status"] == "error" or c["n_results"] == 0 for c in last_calls)
         answer = state.get("grade_answer", "") if n_tools and latest_round_kept(state, i) else ""
         affordable = meter.budget["llm_calls"] + 1 + answer_reserve(cfg)[0] <= cfg.max_llm_calls
         if not n_tools and affordable:

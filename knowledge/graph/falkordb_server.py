@@ -39,7 +39,7 @@ class FalkorDBServer:
     """Owns one redis-server + FalkorDB process bound to 127.0.0.1."""
 
     def __init__(self, data_dir: Path, *, port: int = 0, startup_timeout_s: float = 20.0) -> None:
-        self.data_dir = data_dir
+        self.data_dir = data_dir.resolve()  # redis-server chdirs to --dir: a relative --logfile would miss
         self.port = port
         self.startup_timeout_s = startup_timeout_s
         self._proc: subprocess.Popen[bytes] | None = None

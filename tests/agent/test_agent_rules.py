@@ -51,6 +51,11 @@ def test_resolve_route_keeps_allowed_or_forced() -> None:
         "sub q",
     )
     assert resolve_route([], "q", allowed=allowed, forced=None, fallback_query="f") == ([], "q")
+    copied = "When was Audrey Williams pregnant? [E1] [E2, E3]"
+    assert resolve_route(["vector_search"], copied, allowed=allowed, forced=None, fallback_query="f")[1] == (
+        "When was Audrey Williams pregnant?"
+    )
+    assert resolve_route(["vector_search"], "[E1]", allowed=allowed, forced=None, fallback_query="sub q")[1] == "sub q"
 
 
 def test_keep_rules_keep_marked_and_drop_duplicates() -> None:
@@ -67,12 +72,23 @@ def test_keep_rules_keep_marked_and_drop_duplicates() -> None:
         (0, ["vector_search"], True, ("switch", "graph_search")),
         (2, ["vector_search", "vector_search", "graph_search"], False, ("give_up", None)),
         (1, ["vector_search", "graph_search"], True, ("give_up", None)),
-        (0, [], False, ("switch", "graph_search")),
+        (0, [], False, ("switch", "vector_search")),
+        (0, ["graph_search"], True, ("switch", "vector_search")),
     ],
 )
 def test_correction_policy(retries: int, tried: list[str], failed: bool, expected: tuple[str, str | None]) -> None:
     allowed = ["vector_search", "graph_search"]
     assert correction(retries, 2, tried, allowed, tool_failed=failed) == expected
+
+
+def test_correction_switches_cheapest_tool_first() -> None:
+    allowed = ["tree_search", "graph_search", "vector_search", "custom"]
+    assert correction(0, 3, ["tree_search"], allowed, tool_failed=True) == ("switch", "vector_search")
+    assert correction(1, 3, ["vector_search", "tree_search"], allowed, tool_failed=True) == ("switch", "graph_search")
+    assert correction(2, 3, ["vector_search", "graph_search", "tree_search"], allowed, tool_failed=True) == (
+        "switch",
+        "custom",
+    )
 
 
 def test_correction_rewrites_when_only_one_tool() -> None:
@@ -111,6 +127,10 @@ def test_citation_helpers() -> None:
     assert strip_citations("London [E6].") == "London"
     assert strip_citations("yes [E1, E2] [note]") == "yes [note]"
     assert strip_citations("<South Park> [<E1>]") == "South Park"
+    assert strip_citations("<answer> Finnish markka [E1]") == "Finnish markka"
+    assert strip_citations("Answer: 1842 [E2]") == "1842"
+    assert strip_citations("[answer] Edward Sloman [E2]") == "Edward Sloman"
+    assert strip_citations("The answer is 4 [E1]") == "The answer is 4"
     assert is_not_found("NOT FOUND") and is_not_found("not found [E1]") and is_not_found(" ")
     assert not is_not_found("London [E3]")
     assert is_not_found("[NOT FOUND]") and is_not_found('"Not found."')  # small models wrap it

@@ -29,6 +29,14 @@ async def test_graph_survives_a_restart_in_the_same_data_dir(tmp_path: Path) -> 
         await store.aclose()
 
 
+def test_a_relative_data_dir_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # redis-server chdirs into --dir, so a relative log path would be looked up under itself and fail to open
+    monkeypatch.chdir(tmp_path)
+    with FalkorDBServer(Path(".waypoint") / "falkordb") as server:
+        assert server.running
+    assert (tmp_path / ".waypoint" / "falkordb" / "falkordb.log").exists()
+
+
 async def test_a_store_that_is_down_gives_a_typed_error(tmp_path: Path) -> None:
     server = FalkorDBServer(tmp_path / "fk")
     server.start()
