@@ -178,8 +178,9 @@ class AgentConfig(BaseModel):
     """Compact evidence + notes when they exceed this many tokens."""
     top_k: int = 5
     """Evidence per retrieval call."""
-    max_subquestions: int = 3
-    """Sub-questions the planner may split a question into."""
+    max_subquestions: int = 2
+    """Sub-questions the planner may split a question into. Small models fill every slot offered (a third step
+    restating the question), so 2 is the default; raise it for larger models and 3-4 hop questions."""
     verify: bool = True
     """Check the answer's claims against the cited evidence (one repair attempt)."""
     passage_words: int = 120

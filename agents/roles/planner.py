@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from agents.llm import Completion, LLMBackend
@@ -19,14 +20,26 @@ async def plan(
     return await structured(llm, builder, context, instruction, PlanOut, max_tokens=48 + 40 * max_subq)
 
 
+_LABELS = re.compile(r"\s*\[\s*E\d+(?:\s*,\s*E\d+)*\s*\]")
+
+
+def _key(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
 def clean_plan(subquestions: Sequence[str], question: str, max_subq: int) -> list[str]:
-    """Strip, drop empties and repeats, cap the count; no usable step means the question itself."""
+    """Strip evidence labels, drop empties and repeats, cap the count; no usable step means the question itself.
+
+    A step that restates the whole question answers it only after the others, so it moves last.
+    """
     seen: set[str] = set()
     steps: list[str] = []
     for raw in subquestions:
-        text = " ".join(raw.split())
-        key = text.lower()
-        if text and key not in seen:
+        text = " ".join(_LABELS.sub("", raw).split())
+        key = _key(text)
+        if key and key not in seen:
             seen.add(key)
             steps.append(text)
-    return steps[:max_subq] or [" ".join(question.split())]
+    steps = steps[:max_subq]
+    whole = _key(question)
+    return sorted(steps, key=lambda s: _key(s) == whole) or [" ".join(question.split())]

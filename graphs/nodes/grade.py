@@ -21,8 +21,10 @@ def make(kit: Kit) -> Any:
         kept_ids = [str(r["item"]["id"]) for r in records if r["status"] in ("kept", "compacted")]
         labels = [c.label for c in cands]
         sq = state["plan"][state["current"]]
+        earlier = [p["answer"] for p in state["plan"][: state["current"]] if p["status"] == "answered"]
+        subq = f"{sq['text']} (earlier answers: {'; '.join(earlier)})" if earlier else sq["text"]
         try:
-            out, calls = await grade(kit.deps.llm, kit.builder, kit.context(state), labels=labels, subq=sq["text"])
+            out, calls = await grade(kit.deps.llm, kit.builder, kit.context(state), labels=labels, subq=subq)
             meter.record("grader", calls)
             relevant: list[str] = out.relevant
             answer = " ".join(out.answer.split())

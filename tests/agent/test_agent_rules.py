@@ -40,6 +40,16 @@ def test_clean_plan_dedupes_caps_and_falls_back() -> None:
     assert clean_plan(["", "  "], " the  question ", 3) == ["the question"]
 
 
+def test_clean_plan_strips_labels_and_puts_the_restated_question_last() -> None:
+    q = "When was the performer of song Now I Can Dance born?"
+    steps = [q.lower().rstrip("?"), "Who performed the song Now I Can Dance? [E1]"]
+    assert clean_plan(steps, q, 2) == ["Who performed the song Now I Can Dance?", steps[0]]
+    assert clean_plan(["Who directed Jaws?", "Where was he born? [E1, E2]"], "Q", 2) == [
+        "Who directed Jaws?",
+        "Where was he born?",
+    ]
+
+
 def test_resolve_route_keeps_allowed_or_forced() -> None:
     allowed = ["graph_search", "vector_search"]
     assert resolve_route(["tree_search", "vector_search"], " q ", allowed=allowed, forced=None, fallback_query="f") == (
