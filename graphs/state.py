@@ -158,6 +158,11 @@ def evidence_of(record: EvidenceRecord) -> Evidence:
     return Evidence.model_validate(record["item"])
 
 
+def earlier_answers(state: AgentState) -> list[str]:
+    """Answers of the plan's steps before the current one, in order."""
+    return [p["answer"] for p in state["plan"][: state["current"]] if p["status"] == "answered"]
+
+
 def new_subquestion(text: str) -> SubQuestion:
     """A pending sub-question."""
     return {"text": text, "status": "pending", "answer": "", "attempts": 0, "tools_tried": [], "last_query": ""}

@@ -9,6 +9,7 @@ from agents.llm import Completion, LLMBackend
 from agents.prompting import Block, PromptBuilder
 from agents.prompts import render
 from agents.roles.call import structured
+from agents.roles.labels import drop_labels
 from agents.roles.schemas import PlanOut
 
 
@@ -18,9 +19,6 @@ async def plan(
     """Ask the model for a plan."""
     instruction = render("planner", max_subq=max_subq)
     return await structured(llm, builder, context, instruction, PlanOut, max_tokens=48 + 40 * max_subq)
-
-
-_LABELS = re.compile(r"\s*\[\s*E\d+(?:\s*,\s*E\d+)*\s*\]")
 
 
 def _key(text: str) -> str:
@@ -35,7 +33,7 @@ def clean_plan(subquestions: Sequence[str], question: str, max_subq: int) -> lis
     seen: set[str] = set()
     steps: list[str] = []
     for raw in subquestions:
-        text = " ".join(_LABELS.sub("", raw).split())
+        text = drop_labels(raw)
         key = _key(text)
         if key and key not in seen:
             seen.add(key)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import cast
 
@@ -10,10 +9,8 @@ from agents.llm import Completion, LLMBackend
 from agents.prompting import Block, PromptBuilder
 from agents.prompts import render
 from agents.roles.call import structured
+from agents.roles.labels import drop_labels
 from agents.roles.schemas import RouteOut, narrowed
-
-_LABELS = re.compile(r"\[\s*E\d+(?:\s*,\s*E\d+)*\s*\]")
-"""Evidence labels (``[E1]``, ``[E1, E2]``) that small models copy into queries; they mean nothing to a search."""
 
 
 async def route(
@@ -37,7 +34,7 @@ def resolve_route(
 ) -> tuple[list[str], str]:
     """Pure: keep allowed tools in the model's order (or the forced one), and a non-empty query."""
     tools = [forced] if forced else list(dict.fromkeys(t for t in chosen if t in allowed))
-    text = " ".join(_LABELS.sub(" ", query).split()) or " ".join(fallback_query.split())
+    text = drop_labels(query) or " ".join(fallback_query.split())
     return tools, text
 
 

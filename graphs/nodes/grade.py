@@ -9,7 +9,7 @@ from agents.roles.grader import Candidate, grade, keep_rules
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.events import Graded, GradeItem
 from graphs.kit import Kit
-from graphs.state import AgentState, EvidenceRecord
+from graphs.state import AgentState, EvidenceRecord, earlier_answers
 
 
 def make(kit: Kit) -> Any:
@@ -21,7 +21,7 @@ def make(kit: Kit) -> Any:
         kept_ids = [str(r["item"]["id"]) for r in records if r["status"] in ("kept", "compacted")]
         labels = [c.label for c in cands]
         sq = state["plan"][state["current"]]
-        earlier = [p["answer"] for p in state["plan"][: state["current"]] if p["status"] == "answered"]
+        earlier = earlier_answers(state)
         subq = f"{sq['text']} (earlier answers: {'; '.join(earlier)})" if earlier else sq["text"]
         try:
             out, calls = await grade(kit.deps.llm, kit.builder, kit.context(state), labels=labels, subq=subq)

@@ -8,7 +8,7 @@ from agents.llm import LLMOutputError
 from agents.roles.router import default_query, resolve_route, route, tried_note
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.kit import Kit
-from graphs.state import AgentState, RouteChoice
+from graphs.state import AgentState, RouteChoice, earlier_answers
 
 
 def make(kit: Kit) -> Any:
@@ -21,7 +21,7 @@ def make(kit: Kit) -> Any:
         action = state.get("decision", "route")
         forced = state["route"]["tools"][0] if action in ("rewrite", "switch") and state["route"]["tools"] else None
         past = [(c["tool"], c["query"]) for c in state.get("tool_calls", []) if c["subq"] == i]
-        earlier = [p["answer"] for p in state["plan"][:i] if p["status"] == "answered"]
+        earlier = earlier_answers(state)
         chosen: list[str] = [forced] if forced else allowed[:1]
         query, reason = default_query(sq["text"], earlier), "the sub-question with the answers so far"
         by_rule = not past and len(allowed) == 1 and not kit.cfg.route_single_tool_with_llm
