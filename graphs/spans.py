@@ -29,6 +29,7 @@ from graphs.events import (
     Token,
     ToolCall,
 )
+from knowledge.models import Evidence
 
 SpanKind = Literal["run", "step", "llm", "tool", "grade", "compaction", "error"]
 SpanStatus = Literal["ok", "error", "running", "cancelled"]
@@ -289,17 +290,27 @@ class _Builder:
             span.status, span.error = "error", ev.error or "tool failed"
 
     def found(self, env: Envelope, ev: EvidenceFound) -> None:
+        """Each item goes to the span of the tool that found it (a fused list names several tools)."""
+        by_tool: dict[str, list[Evidence]] = {}
+        for item in ev.items:
+            by_tool.setdefault(item.tool or ev.tool, []).append(item)
+        for tool, items in by_tool.items():
+            target = self.tool_span(env, tool)
+            for item in items:
+                data = item.model_dump()
+                target.attributes["evidence"].append(data)
+                self.evidence[item.id] = data
+
+    def tool_span(self, env: Envelope, tool: str) -> Span:
+        """The step's latest span for ``tool`` still without evidence (else its latest), made if missing."""
         parent = self.step.id if self.step else "run"
-        tools = [s for s in self.tools.get(parent, []) if s.name == ev.tool]
+        tools = [s for s in self.tools.get(parent, []) if s.name == tool]
         empty = [s for s in tools if not s.attributes["evidence"]]
         target = empty[0] if empty else tools[-1] if tools else None
         if target is None:  # evidence without its tool_call: a tool span of its own
-            target = self.child(env, "tool", ev.tool, start=env.ts, tool=ev.tool, evidence=[])
+            target = self.child(env, "tool", tool, start=env.ts, tool=tool, evidence=[])
             self.tools.setdefault(parent, []).append(target)
-        for item in ev.items:
-            data = item.model_dump()
-            target.attributes["evidence"].append(data)
-            self.evidence[item.id] = data
+        return target
 
     def graded(self, env: Envelope, ev: Graded) -> None:
         items = [g.model_dump() for g in ev.items]

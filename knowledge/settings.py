@@ -191,6 +191,12 @@ class AgentConfig(BaseModel):
     """``postgresql://...`` for the Postgres checkpointer; unset: SQLite in the data dir."""
     route_single_tool_with_llm: bool = False
     """Ask the router LLM even for a first attempt with one allowed tool (else: sub-question + earlier answers)."""
+    first_call_tools: list[str] = ["vector_search", "graph_search"]
+    """Tools that join the first search of every sub-question (when registered and allowed), whatever the router
+    picked; the tools' ranked lists are fused by reciprocal rank into ``top_k``. Fused hybrid + graph top 5 beats
+    either alone on the dev sets (docs/bench/graph.md); ``[]`` leaves the choice to the router alone."""
+    fusion_depth: int = 20
+    """When several tools search at once, each returns this many results before fusion keeps ``top_k``."""
     history_turns: int = 3
     """Earlier turns of a thread shown to the agent (question + answer each)."""
 

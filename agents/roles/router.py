@@ -38,6 +38,14 @@ def resolve_route(
     return tools, text
 
 
+def with_first_call_tools(chosen: Sequence[str], first: Sequence[str], allowed: Sequence[str]) -> list[str]:
+    """Pure: the allowed first-call tools the router did not choose, then the router's tools.
+
+    The router's pick goes last so that a later rewrite (which reuses the last tool tried) stays with it.
+    """
+    return [*(t for t in first if t in allowed and t not in chosen), *chosen]
+
+
 def default_query(subq: str, earlier_answers: Sequence[str]) -> str:
     """Pure: the first query without the LLM: the sub-question plus the answers found so far."""
     return " ".join([*subq.split(), *" ".join(earlier_answers).split()])

@@ -1,4 +1,4 @@
-"""retrieve: run the chosen tool(s) concurrently; a failing tool is reported and the others go on."""
+"""retrieve: run the chosen tool(s) concurrently and fuse their rankings; a failing tool is reported, the rest go on."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from graphs.events import EvidenceFound, RunError, ToolCall
 from graphs.kit import Kit
 from graphs.state import AgentState, EvidenceRecord, SubQuestion, ToolCallRecord
 from knowledge.models import Evidence
+from tools.fusion import fuse
 
 
 def add_candidates(
@@ -31,12 +32,14 @@ def add_candidates(
 def make(kit: Kit) -> Any:
     """The retrieve node."""
 
-    async def one(tool: str, query: str, subq: int, reason: str, meter: Meter) -> tuple[ToolCallRecord, list[Evidence]]:
+    async def one(
+        tool: str, query: str, subq: int, reason: str, k: int, meter: Meter
+    ) -> tuple[ToolCallRecord, list[Evidence]]:
         started = time.perf_counter()
         error: Exception | None = None
         found: list[Evidence] = []
         try:
-            found = await kit.deps.tools[tool].search(query, k=kit.cfg.top_k)
+            found = await kit.deps.tools[tool].search(query, k=k)
         except Exception as exc:  # any tool failure is reported, never fatal
             error = exc
         meter.emit(
@@ -53,8 +56,6 @@ def make(kit: Kit) -> Any:
         )
         if error is not None:
             meter.emit(RunError(message=f"tool {tool!r} failed: {error}", error_type=type(error).__name__))
-        elif found:
-            meter.emit(EvidenceFound(tool=tool, items=found))
         record: ToolCallRecord = {
             "tool": tool,
             "query": query,
@@ -66,13 +67,17 @@ def make(kit: Kit) -> Any:
 
     async def run(state: AgentState, meter: Meter) -> dict[str, Any]:
         i, choice = state["current"], state["route"]
-        results = await asyncio.gather(*(one(t, choice["query"], i, choice["reason"], meter) for t in choice["tools"]))
-        calls = list(state.get("tool_calls", []))
+        k = kit.cfg.top_k if len(choice["tools"]) == 1 else max(kit.cfg.top_k, kit.cfg.fusion_depth)
+        query, reason = choice["query"], choice["reason"]
+        results = await asyncio.gather(*(one(t, query, i, reason, k, meter) for t in choice["tools"]))
+        calls = [*state.get("tool_calls", []), *(record for record, _ in results)]
         round_no = 1 + max((r["round"] for r in state.get("evidence", [])), default=0)
-        records = list(state.get("evidence", []))
-        for record, found in results:
-            calls.append(record)
-            records = add_candidates(records, found, subq=i, round_no=round_no)
+        seen = {str(r["item"]["id"]) for r in state.get("evidence", []) if r["status"] in ("kept", "compacted")}
+        unseen = [[ev for ev in found if ev.id not in seen] for _, found in results]
+        fused = fuse([r for r in unseen if r], kit.cfg.top_k) if any(unseen) else []
+        if fused:  # what the agent goes on with: one list per retrieval, each item naming the tool that found it
+            meter.emit(EvidenceFound(tool="+".join(choice["tools"]), items=fused))
+        records = add_candidates(list(state.get("evidence", [])), fused, subq=i, round_no=round_no)
         plan: list[SubQuestion] = [{**sq} for sq in state["plan"]]
         plan[i]["attempts"] += 1
         plan[i]["tools_tried"] = [*plan[i]["tools_tried"], *choice["tools"]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.llm import LLMOutputError
-from agents.roles.router import default_query, resolve_route, route, tried_note
+from agents.roles.router import default_query, resolve_route, route, tried_note, with_first_call_tools
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.kit import Kit
 from graphs.state import AgentState, RouteChoice, earlier_answers
@@ -43,6 +43,8 @@ def make(kit: Kit) -> Any:
         if query.strip().lower() in {q.lower() for _, q in past}:
             query = default_query(sq["text"], [*earlier, query]) if forced else query
         tools, query = resolve_route(chosen, query, allowed=allowed, forced=forced, fallback_query=sq["text"])
+        if not past and not forced and tools:
+            tools = with_first_call_tools(tools, kit.cfg.first_call_tools, allowed)
         choice: RouteChoice = {"tools": tools, "query": query, "reason": reason}
         return {"route": choice, SUMMARY_KEY: {"tools": tools, "query": query, "action": action, "llm": not by_rule}}
 

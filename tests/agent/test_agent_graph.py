@@ -116,7 +116,7 @@ async def test_grade_fail_rewrites_then_switches_tool(make_deps: MakeDeps) -> No
             OK,
         ]
     )
-    envs = await run_all(make_deps(llm, [vec, graph]), "Who directed Inception?")
+    envs = await run_all(make_deps(llm, [vec, graph], first_call_tools=[]), "Who directed Inception?")
     assert [c.tool for c in of_kind(envs, "tool_call")] == ["vector_search", "vector_search", "graph_search"]
     decisions = [s.summary.get("decision") for s in of_kind(envs, "step_finished") if s.node == "decide"]
     assert decisions == ["rewrite", "switch", "answer"]
@@ -228,12 +228,40 @@ async def test_failed_tool_is_reported_and_the_agent_switches(make_deps: MakeDep
             OK,
         ]
     )
-    envs = await run_all(make_deps(llm, [ListTool("vector_search"), graph]), "Who directed Inception?")
+    deps = make_deps(llm, [ListTool("vector_search"), graph], first_call_tools=[])
+    envs = await run_all(deps, "Who directed Inception?")
     calls = of_kind(envs, "tool_call")
     assert [(c.tool, c.status) for c in calls] == [("graph_search", "error"), ("vector_search", "ok")]
     assert "store is down" in (calls[0].error or "")
     assert any(e.recoverable and "graph_search" in e.message for e in of_kind(envs, "error"))
     assert of_kind(envs, "done")[0].status == "ok"
+
+
+async def test_first_search_of_a_subquestion_fuses_the_first_call_tools(make_deps: MakeDeps) -> None:
+    """The router picks graph only; vector joins the first search, the two rankings are fused into top_k, and a
+    graph failure there costs nothing; the rewrite that follows runs the router's tool alone."""
+    vec = ListTool("vector_search", [(f"p-v{n}", f"Film {n}", f"Inception fact {n}.") for n in range(8)])
+    graph = ListTool("graph_search", fail=True)
+    llm = ScriptedLLM(
+        [
+            j(needs_retrieval=True, subquestions=["Who directed Inception?"]),
+            j(tools=["graph_search"], query="Inception director", reason="entity"),
+            j(relevant=[], answer=""),  # nothing useful -> rewrite with the router's tool only
+            j(tools=["graph_search"], query="director of Inception", reason="rewrite"),
+            j(relevant=[], answer=""),
+            j(tools=["vector_search"], query="Inception", reason="switch"),
+            j(relevant=[], answer=""),
+        ]
+    )
+    envs = await run_all(make_deps(llm, [vec, graph], top_k=3, fusion_depth=6), "Who directed Inception?")
+    calls = of_kind(envs, "tool_call")
+    assert sorted((c.tool, c.status) for c in calls[:2]) == [("graph_search", "error"), ("vector_search", "ok")]
+    assert [c.n_results for c in calls[:2] if c.tool == "vector_search"] == [6]  # each is asked for fusion_depth
+    assert calls[2].tool == "graph_search"  # the rewrite: the router's choice alone
+    first = of_kind(envs, "evidence")[0]
+    assert [e.doc_id for e in first.items] == ["p-v0", "p-v1", "p-v2"]  # fused down to top_k
+    assert "Which of the new evidence items E1, E2, E3 help" in prompts(llm)[2]
+    assert any(e.recoverable and "graph_search" in e.message for e in of_kind(envs, "error"))
 
 
 async def test_malformed_output_is_retried_then_reported(make_deps: MakeDeps) -> None:

@@ -11,7 +11,7 @@ from agents.roles.decider import correction
 from agents.roles.grader import Candidate, keep_rules
 from agents.roles.planner import clean_plan
 from agents.roles.prefix import system_prefix
-from agents.roles.router import resolve_route
+from agents.roles.router import resolve_route, with_first_call_tools
 from graphs.budget import stop_reason
 from graphs.nodes.answer import best_supported
 from graphs.nodes.retrieve import add_candidates
@@ -48,6 +48,17 @@ def test_clean_plan_strips_labels_and_puts_the_restated_question_last() -> None:
         "Who directed Jaws?",
         "Where was he born?",
     ]
+
+
+def test_first_call_tools_join_before_the_routers_pick() -> None:
+    first, allowed = ["vector_search", "graph_search"], ["graph_search", "tree_search", "vector_search"]
+    assert with_first_call_tools(["graph_search"], first, allowed) == ["vector_search", "graph_search"]
+    assert with_first_call_tools(["tree_search"], first, allowed) == ["vector_search", "graph_search", "tree_search"]
+    assert with_first_call_tools(["tree_search"], first, ["tree_search", "vector_search"]) == [
+        "vector_search",
+        "tree_search",
+    ]
+    assert with_first_call_tools(["vector_search"], [], allowed) == ["vector_search"]
 
 
 def test_resolve_route_keeps_allowed_or_forced() -> None:
