@@ -9,13 +9,15 @@ bound to that tenant), opened on the tenant's first run and kept until shutdown.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from agents.llm import LLMBackend
 from agents.llm.factory import start_llm
+from agents.tree_summarizer import TreeSummarizer
 from api.deps import AppDeps, DocumentInfo, IngestResult, RunSpec
 from graphs.deps import Deps, open_checkpointer, open_deps
 from graphs.events import Envelope
@@ -25,6 +27,8 @@ from knowledge.indexes import Indexes, open_indexes
 from knowledge.ingest import Ingestor, IngestReport
 from knowledge.settings import Settings
 from knowledge.vector_store import open_vector_store
+
+log = logging.getLogger(__name__)
 
 TOOL_NAMES = ["vector_search", "graph_search", "tree_search"]
 
@@ -81,20 +85,39 @@ def _result(report: IngestReport) -> IngestResult:
     )
 
 
+AfterIngest = Callable[[str, list[str]], Awaitable[object]]
+"""Work done after an ingest on the documents it added or replaced (tenant, doc ids): node summaries."""
+
+
 class IngestorDocuments:
     """The ``DocumentService`` over the ingestion engineer's ``Ingestor`` (blocking work in a thread, one at a time)."""
 
-    def __init__(self, ingestor: Ingestor) -> None:
+    def __init__(self, ingestor: Ingestor, *, after: AfterIngest | None = None) -> None:
         self._ingestor = ingestor
+        self._after = after
         self._lock = asyncio.Lock()
 
     async def ingest_paths(self, paths: Sequence[Path], *, tenant: str) -> IngestResult:
         async with self._lock:
-            return _result(await asyncio.to_thread(self._ingestor.ingest_paths, list(paths), tenant))
+            report = await asyncio.to_thread(self._ingestor.ingest_paths, list(paths), tenant)
+            await self._follow_up(tenant, report)
+            return _result(report)
 
     async def ingest_corpus(self, path: Path, *, tenant: str) -> IngestResult:
         async with self._lock:
-            return _result(await asyncio.to_thread(self._ingestor.ingest_corpus, path, tenant))
+            report = await asyncio.to_thread(self._ingestor.ingest_corpus, path, tenant)
+            await self._follow_up(tenant, report)
+            return _result(report)
+
+    async def _follow_up(self, tenant: str, report: IngestReport) -> None:
+        """Run the after-ingest work; its failure is logged, never fails the ingest (the documents are in)."""
+        changed = [*report.added, *report.replaced]
+        if self._after is None or not changed:
+            return
+        try:
+            await self._after(tenant, changed)
+        except Exception:  # summaries are an upgrade: extractive ones stay in place
+            log.exception("after-ingest work failed for %d documents of tenant %r", len(changed), tenant)
 
     async def list_documents(self, *, tenant: str) -> list[DocumentInfo]:
         docs = await asyncio.to_thread(self._ingestor.list_documents, tenant)
@@ -124,6 +147,10 @@ async def open_app_deps(settings: Settings, *, llm: LLMBackend | None = None) ->
         ingestor = Ingestor(settings, embedder, store, sinks=indexes.sinks)
         stack.callback(ingestor.close)
         agents = TenantAgents(settings, llm, checkpointer, stack, indexes)
+        after: AfterIngest | None = None
+        if settings.tree.summaries_on(remote_llm=bool(settings.llm.base_url)):
+            summarizer = TreeSummarizer(llm, indexes.trees, writer=model or "llm", batch=settings.tree.summary_batch)
+            after = summarizer.summarize_docs
 
         async def store_ready() -> bool:
             await asyncio.to_thread(store.count, settings.default_tenant)
@@ -131,7 +158,7 @@ async def open_app_deps(settings: Settings, *, llm: LLMBackend | None = None) ->
 
         yield AppDeps(
             run=agents.run,
-            documents=IngestorDocuments(ingestor),
+            documents=IngestorDocuments(ingestor, after=after),
             ready_checks={"llm": llm.health, "vector_store": store_ready},
             tool_names=TOOL_NAMES,
             model=model,

@@ -9,6 +9,7 @@ section and the field: ``WAYPOINT_LLM_BASE_URL``, ``WAYPOINT_LOCAL_MODEL``,
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -159,6 +160,16 @@ class TreeConfig(BaseModel):
     """Fill up to ``k`` results with pre-filter documents the navigator did not choose (marked in ``reason``)."""
     lexical_hints: bool = True
     """Tell the navigator which entries contain words of the question (helps small models; listing stays stable)."""
+    llm_summaries: Literal["auto", "on", "off"] = "auto"
+    """LLM-written node summaries after the API ingests documents: ``auto`` = when ``llm.base_url`` is set (a
+    served model such as SGLang), not on the embedded CPU model, where ingest keeps the extractive summaries;
+    ``waypoint tree summarize`` writes them on request whatever this says."""
+    summary_batch: int = 8
+    """Nodes summarised per LLM call."""
+
+    def summaries_on(self, remote_llm: bool) -> bool:
+        """Whether ingest should have the LLM write node summaries."""
+        return self.llm_summaries == "on" or (self.llm_summaries == "auto" and remote_llm)
 
 
 class AgentConfig(BaseModel):

@@ -147,3 +147,49 @@ def search(
     code = asyncio.run(run())
     if code:
         raise typer.Exit(code)
+
+
+_DOCS = typer.Option(None, "--doc", help="Only these documents (id, title or source; repeatable).")
+
+
+@app.command("summarize")
+def summarize(
+    doc: list[str] | None = _DOCS,
+    batch: int | None = typer.Option(None, "--batch", min=1, max=32, help="Nodes per LLM call (default: config)."),
+    tenant: str | None = _TENANT,
+) -> None:
+    """Have the configured LLM write node summaries (replacing the extractive ones), cached by content."""
+    from agents.llm.factory import start_llm
+    from agents.tree_summarizer import TreeSummarizer
+    from knowledge.settings import Settings
+    from knowledge.trees import TreeStore
+
+    settings, console = Settings(), Console()
+    store = TreeStore(settings.path("trees.sqlite"))
+    name = tenant or settings.default_tenant
+    ids = [store.resolve(name, d) for d in doc] if doc else [d for d, _ in store.documents(name)]
+    missing = [d for d, i in zip(doc or [], ids, strict=False) if i is None]
+    if missing or not ids:
+        store.close()
+        console.print(f"[red]no document tree for {', '.join(missing) or 'any document'}[/red] (tenant {name!r})")
+        raise typer.Exit(1)
+
+    async def go() -> None:
+        runtime = await asyncio.to_thread(start_llm, settings)
+        try:
+            writer = f"{runtime.backend}:{runtime.model}"
+            summarizer = TreeSummarizer(runtime.llm, store, writer=writer, batch=batch or settings.tree.summary_batch)
+            report = await summarizer.summarize_docs(name, [i for i in ids if i])
+        finally:
+            await runtime.aclose()
+        console.print(
+            f"{report.documents} documents: {report.nodes} node summaries written by {writer} "
+            f"({report.cached} from the cache), {report.failed} kept extractive; {report.llm_calls} LLM calls"
+        )
+        for error in report.errors[:5]:
+            console.print(f"[yellow]{error}[/yellow]")
+
+    try:
+        asyncio.run(go())
+    finally:
+        store.close()

@@ -56,6 +56,8 @@ class DocTree(BaseModel):
     """``Document.content_hash`` the tree was built from (a changed document replaces its tree)."""
     nodes: list[DocNode]
     """All nodes in pre-order; ``nodes[0]`` is the root."""
+    summarized_by: str = ""
+    """Who wrote the node summaries: empty for the extractive ones, else the LLM (``backend:model``)."""
 
     @property
     def root(self) -> DocNode:

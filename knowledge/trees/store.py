@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ CREATE TABLE IF NOT EXISTS chunk_spans (
     tenant TEXT NOT NULL, doc_id TEXT NOT NULL, chunk_id TEXT NOT NULL, start INTEGER NOT NULL, end INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunk_spans_doc ON chunk_spans (tenant, doc_id, start);
+CREATE TABLE IF NOT EXISTS summary_cache (key TEXT PRIMARY KEY, summary TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS trees_fts USING fts5(
     tenant UNINDEXED, doc_id UNINDEXED, title, body, tokenize = 'porter unicode61'
 );
@@ -166,6 +167,41 @@ class TreeStore:
                 "SELECT doc_id, title FROM trees WHERE tenant = ? ORDER BY title, doc_id", (tenant,)
             )
             return [(str(d), str(t)) for d, t in rows.fetchall()]
+
+    def set_summaries(self, tenant: str, doc_id: str, summaries: Mapping[str, str], *, by: str) -> DocTree | None:
+        """Replace the summaries of the named nodes (others keep theirs) and record who wrote them.
+
+        Returns the updated tree, or None when the document has no tree (e.g. it was deleted meanwhile).
+        """
+        with self._lock:
+            row = self._db.execute("SELECT tree FROM trees WHERE tenant = ? AND doc_id = ?", (tenant, doc_id))
+            found = row.fetchone()
+            if found is None:
+                return None
+            tree = DocTree.model_validate_json(found[0])
+            nodes = [n.model_copy(update={"summary": summaries[n.id]}) if n.id in summaries else n for n in tree.nodes]
+            tree = tree.model_copy(update={"nodes": nodes, "summarized_by": by})
+            self._db.execute(
+                "UPDATE trees SET tree = ? WHERE tenant = ? AND doc_id = ?", (tree.model_dump_json(), tenant, doc_id)
+            )
+            self._cache.pop((tenant, doc_id), None)
+        return tree
+
+    def cached_summaries(self, keys: Sequence[str]) -> dict[str, str]:
+        """Summaries written before for these content keys (a key hashes the writer, the title and the text)."""
+        out: dict[str, str] = {}
+        with self._lock:
+            for i in range(0, len(keys), 500):
+                part = list(keys[i : i + 500])
+                marks = ",".join("?" * len(part))
+                rows = self._db.execute(f"SELECT key, summary FROM summary_cache WHERE key IN ({marks})", part)
+                out.update((str(k), str(v)) for k, v in rows.fetchall())
+        return out
+
+    def save_summaries(self, items: Mapping[str, str]) -> None:
+        """Remember summaries by content key (kept across re-ingests: an unchanged section costs no LLM call)."""
+        with self._lock:
+            self._db.executemany("INSERT OR REPLACE INTO summary_cache VALUES (?, ?)", list(items.items()))
 
     def count(self, tenant: str) -> int:
         """How many documents of the tenant have a tree."""
