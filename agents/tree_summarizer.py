@@ -32,6 +32,10 @@ SYSTEM_PREFIX = (
 )
 
 
+TOKENS_PER_ENTRY = 128
+"""Completion tokens allowed per summarised node (a cut-off reply is invalid JSON: the whole batch fails)."""
+
+
 @dataclass
 class SummaryReport:
     """What one summarising pass did."""
@@ -148,11 +152,16 @@ class TreeSummarizer:
         written = {n.id: done[keys[n.id]] for n, _ in items if keys[n.id] in done}
         report.cached = len(written)
         todo = [(n, t) for n, t in items if n.id not in written]
-        for i in range(0, len(todo), self.batch):
-            part = todo[i : i + self.batch]
+        parts = [todo[i : i + self.batch] for i in range(0, len(todo), self.batch)]
+        while parts:
+            part = parts.pop(0)
             got = await self._batch(tree.title, part, report)
             if got is None:
-                report.failed += len(part)
+                if len(part) > 1:  # one bad entry (or a cut-off reply) should not cost the whole batch: halve it
+                    half = (len(part) + 1) // 2
+                    parts[:0] = [part[:half], part[half:]]
+                else:
+                    report.failed += 1
                 continue
             fresh = {n.id: s for (n, _), s in zip(part, got, strict=True)}
             written.update(fresh)
@@ -169,7 +178,8 @@ class TreeSummarizer:
         listing = "\n\n".join(f"[{name}]\n{t}" for name, (_, t) in zip(names, part, strict=True))
         instruction = f"Write one summary for each of the {len(part)} sections above, in order."
         messages = self.builder.build([Block("Document", doc_title), Block("Sections", listing)], instruction)
-        options = CallOptions(max_tokens=64 * len(part) + 32, temperature=0.0)
+        # per entry: its fixed name, a summary of at most 240 characters, JSON punctuation
+        options = CallOptions(max_tokens=TOKENS_PER_ENTRY * len(part) + 32, temperature=0.0)
         try:
             parsed, calls = await complete_structured(self.llm, messages, summaries_model(names), options=options)
         except LLMOutputError as exc:

@@ -54,18 +54,23 @@ async def test_unchanged_sections_come_from_the_cache(store: TreeStore) -> None:
     assert other.cached == 0  # another writer does not reuse w's summaries
 
 
-async def test_an_unusable_reply_keeps_the_extractive_summaries(manual_store: TreeStore) -> None:
+async def test_a_bad_batch_is_halved_and_only_the_bad_node_stays_extractive(manual_store: TreeStore) -> None:
     before = manual_store.tree("t", "manual")
     assert before is not None
-    wrong_order = json.dumps({"summaries": [{"section": "1.3 3 Warranty", "summary": "x"}]})
-    llm = ScriptedLLM(["not json", wrong_order, summary_reply])
-    report = await TreeSummarizer(llm, manual_store, writer="w", batch=5).summarize_doc("t", "manual")
+
+    def garbage_near_the_water_supply(messages: Sequence[Message], options: CallOptions) -> str:
+        return "not json" if "1.1.2 Water supply" in str(messages[1]["content"]) else summary_reply(messages, options)
+
+    llm = ScriptedLLM([garbage_near_the_water_supply] * 40)
+    report = await TreeSummarizer(llm, manual_store, writer="w", batch=8).summarize_doc("t", "manual")
     after = manual_store.tree("t", "manual")
     assert after is not None
-    assert report.failed == 5 and report.nodes == 4 and report.llm_calls == 3 and report.errors
+    # batch of 8 fails twice (retry), halves 4 + 4: the bad half again, 2 + 2, then 1 + 1; last node alone
+    assert report.failed == 1 and report.nodes == 8 and report.errors
+    assert report.llm_calls == len(llm.calls) == 2 + 2 + 1 + 2 + 1 + 2 + 1 + 1
     assert "That reply was invalid" in str(llm.calls[1][0][-1]["content"])
-    kept = [a.summary == b.summary for a, b in zip(before.nodes, after.nodes, strict=True)]
-    assert kept == [True] * 5 + [False] * 4
+    unchanged = [a.title for a, b in zip(before.nodes, after.nodes, strict=True) if a.summary == b.summary]
+    assert unchanged == ["Water supply"]
 
 
 async def test_a_document_without_a_tree_is_skipped(store: TreeStore) -> None:
