@@ -160,6 +160,9 @@ class TreeConfig(BaseModel):
     """Fill up to ``k`` results with pre-filter documents the navigator did not choose (marked in ``reason``)."""
     lexical_hints: bool = True
     """Tell the navigator which entries contain words of the question (helps small models; listing stays stable)."""
+    outline_nodes: int = 0
+    """A document with at most this many nodes below the chosen one is shown as one flat outline (one call, no
+    per-level compounding of mistakes); larger ones go level by level. 0: always level by level."""
     llm_summaries: Literal["auto", "on", "off"] = "auto"
     """LLM-written node summaries after the API ingests documents: ``auto`` = when ``llm.base_url`` is set (a
     served model such as SGLang), not on the embedded CPU model, where ingest keeps the extractive summaries;

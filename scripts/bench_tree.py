@@ -301,6 +301,7 @@ async def main() -> None:
     ap.add_argument("--model", default="qwen2.5-0.5b", help="Embedded model (qwen2.5-0.5b or qwen2.5-1.5b).")
     ap.add_argument("--summaries", choices=["extractive", "llm"], default="extractive", help="Node summaries.")
     ap.add_argument("--threads", type=int, default=0, help="llama.cpp threads (0: all cores).")
+    ap.add_argument("--outline", type=int, default=0, help="TreeConfig.outline_nodes (0: level by level).")
     ap.add_argument("--beam", type=int, default=1)
     ap.add_argument("--max-depth", type=int, default=4)
     ap.add_argument("--out", type=Path, default=REPO / "docs" / "bench" / "tree.json")
@@ -309,7 +310,7 @@ async def main() -> None:
     if args.render:
         args.out.with_suffix(".md").write_text(render_markdown(json.loads(args.out.read_text())))
         return
-    cfg = TreeConfig(beam=args.beam, max_depth=args.max_depth)
+    cfg = TreeConfig(beam=args.beam, max_depth=args.max_depth, outline_nodes=args.outline)
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(
             data_dir=Path(tmp), local=LocalLLMConfig(model=args.model, n_ctx=8192, n_parallel=1, threads=args.threads)

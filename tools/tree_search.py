@@ -3,9 +3,11 @@
 A cheap lexical pre-filter (SQLite FTS5, BM25) narrows the collection to a few candidate documents;
 the navigator (an LLM role, passed in) sees one level at a time — titles and summaries, listed in
 document order so repeated navigation of a document reuses the prefix cache — and names the entries
-worth opening with a reason. The search descends level by level until it reaches leaves or its budget
-of ``max_depth * beam`` navigator calls, backtracks once per level when a branch turns out empty, and
-returns the full text of the chosen sections with their numbered paths and the navigator's reasons.
+worth opening with a reason. A document whose outline is short enough (``outline_nodes``) is shown
+whole, in one call, so a small model's mistakes do not compound level by level; a larger one is
+descended level by level until leaves or the budget of ``max_depth * beam`` navigator calls, with one
+backtrack per level when a branch turns out empty. The tool returns the full text of the chosen
+sections with their numbered paths and the navigator's reasons.
 """
 
 from __future__ import annotations
@@ -172,12 +174,43 @@ class TreeSearchTool:
         if depth > self.config.max_depth or run.over:
             run.hits.append(_Hit(tree, node, reasons, partial=True))
             return
+        outline = self._outline(tree, node)
+        if outline:
+            await self._pick_from_outline(run, tree, node, outline, reasons)
+            return
         level = [_Entry(tree, kid, kid.path) for kid in kids]
         if len(level) == 1:  # a single entry needs no choice
             await self._open(run, level[0], reasons, depth)
             return
         heading = " > ".join([tree.title, *node.heading_path])
         await self._explore(run, level, heading, reasons, depth)
+
+    async def _pick_from_outline(
+        self, run: _Run, tree: DocTree, node: DocNode, outline: list[_Entry], reasons: list[str]
+    ) -> None:
+        """One call over the whole outline below ``node``: every pick is a hit (no per-level compounding)."""
+        heading = " > ".join([tree.title, *node.heading_path, "full outline"])
+        for entry, reason in await self._ask(run, outline, heading):
+            if len(run.hits) >= run.k:
+                return
+            run.trace.steps.append(f"open {tree.doc_id}:{entry.node.path} {entry.node.title!r}")
+            run.hits.append(_Hit(tree, entry.node, [*reasons, reason]))
+
+    def _outline(self, tree: DocTree, node: DocNode) -> list[_Entry]:
+        """Every node below ``node`` in document order, when there are at most ``outline_nodes`` (else empty)."""
+        limit = self.config.outline_nodes
+        if limit <= 1:
+            return []
+        nodes, out, todo = tree.by_id(), [], list(reversed(node.children))
+        while todo:
+            current = nodes.get(todo.pop())
+            if current is None:
+                continue
+            out.append(_Entry(tree, current, current.path))
+            if len(out) > limit:
+                return []
+            todo.extend(reversed(current.children))
+        return out if len(out) > 1 else []
 
     async def _ask(self, run: _Run, options: list[_Entry], heading: str) -> list[tuple[_Entry, str]]:
         """The navigator's valid picks; a reply naming unknown entries is retried once, then the search stops."""

@@ -47,6 +47,27 @@ async def test_descends_to_the_leaf(manual_store: TreeStore) -> None:
     assert schema is not None and "1.2" in json.dumps(schema)  # ids constrained to the listed keys
 
 
+async def test_a_short_document_is_shown_as_one_outline(manual_store: TreeStore) -> None:
+    llm = ScriptedLLM([pick("1.2.2", "1.3", reason="kit")])
+    tool = tool_for(manual_store, llm, outline_nodes=20, beam=2)
+    evidence, trace = await tool.search_traced("Which kit replaces the seal?", k=2, filters={"doc_id": "manual"})
+    assert trace.calls == 1  # one call over the whole outline, not one per level
+    assert [e.section_path[-1] for e in evidence] == ["Replacing the seal", "3 Warranty"]
+    listing = user_prompt(llm, 0)
+    assert "[1.1] 1 Installation (2 sub-entries)" in listing and "[1.2.2] Replacing the seal" in listing
+    assert listing.index("[1.1.2]") < listing.index("[1.2]") < listing.index("[1.3]")  # document order
+    assert "full outline" in listing
+
+
+async def test_a_document_over_the_outline_limit_goes_level_by_level(manual_store: TreeStore) -> None:
+    llm = ScriptedLLM([pick("1.2"), pick("1.2.2")])
+    evidence, trace = await tool_for(manual_store, llm, outline_nodes=5).search_traced(
+        "seal kit?", k=1, filters={"doc_id": "manual"}
+    )
+    assert trace.calls == 2 and [e.section_path[-1] for e in evidence] == ["Replacing the seal"]
+    assert "[1.2.1]" not in user_prompt(llm, 0)
+
+
 async def test_backtracks_when_a_branch_is_empty(manual_store: TreeStore) -> None:
     llm = ScriptedLLM([pick("1.1"), pick(), pick("1.2"), pick("1.2.2")])
     evidence, trace = await tool_for(manual_store, llm).search_traced(
