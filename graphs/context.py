@@ -6,6 +6,12 @@ from agents.prompting import Block
 from graphs.state import AgentState, EvidenceRecord, SubQuestion
 
 
+def shown_statuses(keep_dropped: bool) -> tuple[str, ...]:
+    """Evidence in the prompt: kept and not yet graded; with ``keep_dropped`` also dropped items (append-only:
+    taking one out changes every later prompt's prefix and throws away the KV cache after it) until pruned."""
+    return ("kept", "candidate", "dropped") if keep_dropped else ("kept", "candidate")
+
+
 def passage(record: EvidenceRecord, max_words: int) -> str:
     """``[E1] Title: text`` with the text cut to ``max_words`` words."""
     item = record["item"]
@@ -21,14 +27,18 @@ def plan_line(i: int, sq: SubQuestion) -> str:
     return f"{i + 1}. {sq['text']}{tail}"
 
 
-def context_blocks(state: AgentState, *, max_words: int, history_turns: int = 3) -> list[Block]:
-    """Blocks that only grow within a run: earlier turns, question, evidence (first-seen), notes, plan."""
+def context_blocks(
+    state: AgentState, *, max_words: int, history_turns: int = 3, keep_dropped: bool = False
+) -> list[Block]:
+    """Blocks that only grow within a run (until compaction): earlier turns, question, evidence (first-seen,
+    graded or not), notes, plan."""
     blocks: list[Block] = []
     turns = state.get("history", [])[-history_turns:] if history_turns else []
     if turns:
         blocks.append(Block("Earlier turns", "\n".join(f"Q: {t['question']}\nA: {t['answer']}" for t in turns)))
     blocks.append(Block("Question", state["question"]))
-    shown = [r for r in state.get("evidence", []) if r["status"] in ("kept", "candidate")]
+    statuses = shown_statuses(keep_dropped)
+    shown = [r for r in state.get("evidence", []) if r["status"] in statuses]
     if shown:
         blocks.append(Block("Evidence", "\n".join(passage(r, max_words) for r in shown)))
     if notes := state.get("notes", []):

@@ -12,7 +12,7 @@ from graphs.deps import Deps
 from graphs.emit import step
 from graphs.kit import Kit, make_kit
 from graphs.nodes import answer, compact, decide, finalize, grade, plan, retrieve, route, verify
-from graphs.nodes.compact import to_compact
+from graphs.nodes.compact import to_compact, to_prune
 from graphs.state import AgentState
 
 
@@ -35,9 +35,9 @@ def make_after_decide(kit: Kit) -> Any:
     """Compact when over budget, else follow the decision."""
 
     def after_decide(state: AgentState) -> Literal["compact", "route", "answer"]:
-        if to_compact(state, kit.cfg.context_token_budget, kit.cfg.passage_words) and can_call(
-            state["budget"], kit.cfg
-        ):
+        budget, words = kit.cfg.context_token_budget, kit.cfg.passage_words
+        pruning = to_prune(state, budget, words, keep_dropped=kit.cfg.keep_dropped)
+        if pruning or (to_compact(state, budget, words) and can_call(state["budget"], kit.cfg)):
             return "compact"
         return after_compact(state)
 

@@ -28,7 +28,10 @@ class Kit:
 
     def context(self, state: AgentState) -> Sequence[Block]:
         """The run's growing prompt context."""
-        return context_blocks(state, max_words=self.cfg.passage_words, history_turns=self.cfg.history_turns)
+        cfg = self.cfg
+        return context_blocks(
+            state, max_words=cfg.passage_words, history_turns=cfg.history_turns, keep_dropped=cfg.keep_dropped
+        )
 
 
 def make_kit(deps: Deps) -> Kit:

@@ -32,8 +32,9 @@ class EvidenceRecord(TypedDict):
     """Prompt-local id, ``E1``, ``E2``... in first-seen order."""
     item: dict[str, object]
     """``Evidence.model_dump()``."""
-    status: Literal["candidate", "kept", "dropped", "compacted"]
-    """Candidate until graded; compacted once a note replaced it."""
+    status: Literal["candidate", "kept", "dropped", "compacted", "pruned"]
+    """Candidate until graded, then kept or dropped; compacted once a note replaced it. With ``keep_dropped``
+    dropped ones stay in the prompt until the context outgrows its budget, then are pruned (no LLM call)."""
     subq: int
     """Index of the sub-question it was retrieved for."""
     round: int

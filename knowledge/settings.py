@@ -213,6 +213,11 @@ class AgentConfig(BaseModel):
     """When several tools search at once, each returns this many results before fusion keeps ``top_k``."""
     history_turns: int = 3
     """Earlier turns of a thread shown to the agent (question + answer each)."""
+    keep_dropped: bool = False
+    """Append-only context: evidence the grader dropped stays in every later prompt until compaction prunes it, so
+    no call re-reads what an earlier one had cached. On HotpotQA (1.5B, 10 questions) it served 78 % of prompt
+    tokens from cache instead of 67 % and cut uncached tokens by 16 %, but the small model was led astray by the
+    dropped passages (F1 40 vs 51): off by default; try it with larger models."""
 
 
 class APIConfig(BaseModel):

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from agents.llm import LLMOutputError
-from agents.roles.compactor import Sized, compact, estimate_tokens, fallback_note, pick_for_compaction
+from agents.roles.compactor import Sized, compact, estimate_tokens, fallback_note, over_budget, pick_for_compaction
+from graphs.budget import can_call
 from graphs.context import passage
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.events import Note
@@ -13,25 +14,46 @@ from graphs.kit import Kit
 from graphs.state import AgentState, EvidenceRecord
 
 
-def sized(state: AgentState, max_words: int) -> list[Sized]:
-    """Pure: kept evidence as the compactor's arithmetic sees it."""
+def sized(state: AgentState, max_words: int, statuses: tuple[str, ...] = ("kept",)) -> list[Sized]:
+    """Pure: evidence of these statuses as the compactor's arithmetic sees it."""
     return [
         Sized(r["label"], estimate_tokens(passage(r, max_words)), r["round"])
         for r in state.get("evidence", [])
-        if r["status"] == "kept"
+        if r["status"] in statuses
     ]
 
 
+def to_prune(state: AgentState, budget: int, max_words: int, *, keep_dropped: bool) -> list[str]:
+    """Pure: dropped labels to take out of the prompt now (with ``keep_dropped`` only): all of them, once kept +
+    dropped + notes exceed the budget (the prefix breaks there anyway, so it breaks once)."""
+    if not keep_dropped:
+        return []
+    shown = sized(state, max_words, ("kept", "dropped"))
+    if not over_budget(shown, state.get("notes", []), budget):
+        return []
+    return [r["label"] for r in state.get("evidence", []) if r["status"] == "dropped"]
+
+
 def to_compact(state: AgentState, budget: int, max_words: int) -> list[str]:
-    """Pure: labels compaction would summarise now (empty when under budget)."""
+    """Pure: kept labels compaction would summarise now (empty when under budget)."""
     return pick_for_compaction(sized(state, max_words), state.get("notes", []), budget)
+
+
+def prune(records: list[EvidenceRecord], labels: list[str]) -> list[EvidenceRecord]:
+    """Pure: mark these records pruned (out of the prompt, not summarised)."""
+    return [{**r, "status": "pruned"} if r["label"] in labels else r for r in records]
 
 
 def make(kit: Kit) -> Any:
     """The compact node."""
 
     async def run(state: AgentState, meter: Meter) -> dict[str, Any]:
-        labels = to_compact(state, kit.cfg.context_token_budget, kit.cfg.passage_words)
+        budget, words = kit.cfg.context_token_budget, kit.cfg.passage_words
+        pruned = to_prune(state, budget, words, keep_dropped=kit.cfg.keep_dropped)
+        state = {**state, "evidence": prune(state["evidence"], pruned)}
+        labels = to_compact(state, budget, words)
+        if not labels or not can_call(meter.budget, kit.cfg):
+            return {"evidence": state["evidence"], SUMMARY_KEY: {"pruned": pruned, "replaced": []}}
         records = state["evidence"]
         chosen = [r for r in records if r["label"] in labels]
         try:
@@ -44,6 +66,7 @@ def make(kit: Kit) -> Any:
         note = note or fallback_note([(r["label"], str(r["item"].get("title", ""))) for r in chosen])
         updated: list[EvidenceRecord] = [{**r, "status": "compacted"} if r["label"] in labels else r for r in records]
         meter.emit(Note(text=note, replaced_ids=[str(r["item"]["id"]) for r in chosen]))
-        return {"evidence": updated, "notes": [*state.get("notes", []), note], SUMMARY_KEY: {"replaced": labels}}
+        notes = [*state.get("notes", []), note]
+        return {"evidence": updated, "notes": notes, SUMMARY_KEY: {"pruned": pruned, "replaced": labels}}
 
     return run

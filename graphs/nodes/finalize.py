@@ -12,8 +12,12 @@ from graphs.state import AgentState, evidence_of
 
 
 def citations(state: AgentState, text: str) -> list[Citation]:
-    """Pure: the evidence behind each ``[E..]`` label the text cites (unknown labels are ignored)."""
-    by_label = {r["label"]: r for r in state.get("evidence", []) if r["status"] in ("kept", "compacted")}
+    """Pure: the evidence behind each ``[E..]`` label the text cites (unknown labels are ignored).
+
+    A dropped item the answer cites counts: it was in the prompt, the grader may have been wrong, and the
+    verifier checks the claim against it.
+    """
+    by_label = {r["label"]: r for r in state.get("evidence", []) if r["status"] in ("kept", "compacted", "dropped")}
     out: list[Citation] = []
     for label in cited_labels(text):
         if label in by_label:

@@ -15,15 +15,23 @@ from tools.fusion import fuse
 
 
 def add_candidates(
-    records: list[EvidenceRecord], found: list[Evidence], *, subq: int, round_no: int
+    records: list[EvidenceRecord], found: list[Evidence], *, subq: int, round_no: int, in_place: bool = False
 ) -> list[EvidenceRecord]:
-    """Pure: append unseen evidence as candidates with the next labels (kept/compacted ids are skipped)."""
+    """Pure: append unseen evidence as candidates with the next labels (kept/compacted ids are skipped).
+
+    An item dropped earlier (for another sub-question, say) and found again is a new candidate; with
+    ``in_place`` (dropped items stay in the prompt) it is graded again where it stands, under its label.
+    """
     out = list(records)
     taken = {str(r["item"]["id"]) for r in out if r["status"] in ("kept", "compacted", "candidate")}
+    dropped = {str(r["item"]["id"]): i for i, r in enumerate(out) if in_place and r["status"] == "dropped"}
     for ev in found:
         if ev.id in taken:
             continue
         taken.add(ev.id)
+        if ev.id in dropped:
+            out[dropped[ev.id]] = {**out[dropped[ev.id]], "status": "candidate", "subq": subq, "round": round_no}
+            continue
         label = f"E{len(out) + 1}"
         out.append({"label": label, "item": ev.model_dump(), "status": "candidate", "subq": subq, "round": round_no})
     return out
@@ -77,7 +85,9 @@ def make(kit: Kit) -> Any:
         fused = fuse([r for r in unseen if r], kit.cfg.top_k) if any(unseen) else []
         if fused:  # what the agent goes on with: one list per retrieval, each item naming the tool that found it
             meter.emit(EvidenceFound(tool="+".join(choice["tools"]), items=fused))
-        records = add_candidates(list(state.get("evidence", [])), fused, subq=i, round_no=round_no)
+        records = add_candidates(
+            list(state.get("evidence", [])), fused, subq=i, round_no=round_no, in_place=kit.cfg.keep_dropped
+        )
         plan: list[SubQuestion] = [{**sq} for sq in state["plan"]]
         plan[i]["attempts"] += 1
         plan[i]["tools_tried"] = [*plan[i]["tools_tried"], *choice["tools"]]

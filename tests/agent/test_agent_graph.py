@@ -170,6 +170,59 @@ async def test_compaction_replaces_old_evidence_with_a_note(make_deps: MakeDeps)
     assert answer.text == "London" and [c.doc_id for c in answer.citations] == ["p-born"]
 
 
+def dropping_script() -> list[object]:
+    """Hop 1 keeps the Nolan passage and drops the Inception one; hop 2 finds the Inception one again."""
+    return [
+        j(needs_retrieval=True, subquestions=["Who directed Inception?", "Where was that director born?"]),
+        grade_by("British", answer="Christopher Nolan"),
+        grade_by("born", answer="London"),
+        cite("born", "London"),
+        OK,
+    ]
+
+
+async def test_by_default_dropped_evidence_leaves_the_prompt(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM(dropping_script())
+    envs = await run_all(make_deps(llm), Q2)
+    users = prompts(llm)
+    assert "Inception is a 2010 science fiction film" in users[1]  # graded in hop 1 ...
+    assert "Inception is a 2010" not in users[3] and "born in London" in users[3]  # ... gone from the answer prompt
+    assert "new evidence items E3, E4 help" in users[2]  # found again in hop 2: a new candidate, a new label
+    assert of_kind(envs, "answer")[0].text == "London"
+
+
+async def test_keep_dropped_keeps_evidence_in_the_prompt_and_grades_it_again_in_place(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM(dropping_script())
+    envs = await run_all(make_deps(llm, keep_dropped=True), Q2)
+    grades = of_kind(envs, "grade")
+    assert [(g.id.split(":")[1], g.relevant) for g in grades[0].items] == [("p-nolan", True), ("p-inception", False)]
+    users = prompts(llm)
+    assert "new evidence items E2, E3 help" in users[2]  # E2 (dropped in hop 1) is graded again under its label
+    first_block = users[1].split("\n\n## Plan")[0]
+    assert all(u.startswith(first_block) for u in users[2:])  # append-only: later prompts extend the first
+    assert all(u.count("Inception is a 2010 science fiction film") == 1 for u in users[1:])  # never twice
+    assert of_kind(envs, "answer")[0].text == "London"
+
+
+async def test_over_budget_dropped_evidence_is_pruned_without_an_llm_call(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM(
+        [
+            j(needs_retrieval=True, subquestions=["Who directed Inception?", "Where was Christopher Nolan born?"]),
+            grade_by("British", answer="Christopher Nolan"),
+            grade_by("July", answer="London"),
+            cite("July", "London"),
+            OK,
+        ]
+    )
+    envs = await run_all(make_deps(llm, context_token_budget=60, keep_dropped=True), Q2)
+    compacts = [s.summary for s in of_kind(envs, "step_finished") if s.node == "compact"]
+    assert compacts and compacts[0]["pruned"] and compacts[0]["replaced"] == []
+    assert "compactor" not in [u.role for u in of_kind(envs, "usage")] and of_kind(envs, "note") == []
+    answer_prompt = prompts(llm)[3]
+    assert "born in London" in answer_prompt and "Inception is a 2010" not in answer_prompt  # the dropped one left
+    assert of_kind(envs, "answer")[0].text == "London"
+
+
 async def test_llm_call_budget_stops_with_an_answer(make_deps: MakeDeps) -> None:
     # plan + one grade = 2 calls; another hop (3) plus answer and verify (2) would exceed 6
     llm = ScriptedLLM([*two_hop_script()[:2], cite("directed", "Christopher Nolan"), OK])

@@ -162,11 +162,20 @@ def test_add_candidates_labels_in_first_seen_order_and_skips_kept() -> None:
     first = add_candidates([], ev[:2], subq=0, round_no=1)
     assert [r["label"] for r in first] == ["E1", "E2"]
     first = [{**first[0], "status": "kept"}, {**first[1], "status": "dropped"}]
-    second = add_candidates(first, ev, subq=1, round_no=2)  # a kept: skipped; b dropped: re-admitted
-    assert [(r["label"], r["item"]["id"], r["status"]) for r in second[2:]] == [
+    default = add_candidates(first, ev, subq=1, round_no=2)  # a kept: skipped; b dropped (not shown): new label
+    assert [(r["label"], r["item"]["id"], r["status"]) for r in default[2:]] == [
         ("E3", "b", "candidate"),
         ("E4", "c", "candidate"),
     ]
+    second = add_candidates(first, ev, subq=1, round_no=2, in_place=True)  # b dropped but shown: graded in place
+    assert [(r["label"], r["item"]["id"], r["status"], r["subq"], r["round"]) for r in second] == [
+        ("E1", "a", "kept", 0, 1),
+        ("E2", "b", "candidate", 1, 2),
+        ("E3", "c", "candidate", 1, 2),
+    ]
+    pruned = [{**r, "status": "pruned"} if r["label"] == "E2" else r for r in second]
+    third = add_candidates(pruned, ev[1:2], subq=1, round_no=3, in_place=True)  # out of the prompt: a new label
+    assert [(r["label"], r["item"]["id"], r["status"]) for r in third[3:]] == [("E4", "b", "candidate")]
 
 
 def test_best_supported_uses_last_answered_subquestion() -> None:
