@@ -39,9 +39,9 @@ def to_compact(state: AgentState, budget: int, max_words: int) -> list[str]:
     return pick_for_compaction(sized(state, max_words), state.get("notes", []), budget)
 
 
-def prune(records: list[EvidenceRecord], labels: list[str]) -> list[EvidenceRecord]:
-    """Pure: mark these records pruned (out of the prompt, not summarised)."""
-    return [{**r, "status": "pruned"} if r["label"] in labels else r for r in records]
+def mark(records: list[EvidenceRecord], labels: list[str], status: str) -> list[EvidenceRecord]:
+    """Pure: give these records a new status (``pruned``: out of the prompt; ``compacted``: replaced by a note)."""
+    return [{**r, "status": status} if r["label"] in labels else r for r in records]  # type: ignore[typeddict-item]
 
 
 def make(kit: Kit) -> Any:
@@ -50,7 +50,7 @@ def make(kit: Kit) -> Any:
     async def run(state: AgentState, meter: Meter) -> dict[str, Any]:
         budget, words = kit.cfg.context_token_budget, kit.cfg.passage_words
         pruned = to_prune(state, budget, words, keep_dropped=kit.cfg.keep_dropped)
-        state = {**state, "evidence": prune(state["evidence"], pruned)}
+        state = {**state, "evidence": mark(state["evidence"], pruned, "pruned")}
         labels = to_compact(state, budget, words)
         if not labels or not can_call(meter.budget, kit.cfg):
             return {"evidence": state["evidence"], SUMMARY_KEY: {"pruned": pruned, "replaced": []}}
@@ -64,7 +64,7 @@ def make(kit: Kit) -> Any:
             meter.failed("compactor", exc)
             note = ""
         note = note or fallback_note([(r["label"], str(r["item"].get("title", ""))) for r in chosen])
-        updated: list[EvidenceRecord] = [{**r, "status": "compacted"} if r["label"] in labels else r for r in records]
+        updated = mark(records, labels, "compacted")
         meter.emit(Note(text=note, replaced_ids=[str(r["item"]["id"]) for r in chosen]))
         notes = [*state.get("notes", []), note]
         return {"evidence": updated, "notes": notes, SUMMARY_KEY: {"pruned": pruned, "replaced": labels}}
