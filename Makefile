@@ -21,7 +21,7 @@ $(VENV)/.installed-run: $(VENV)/.created pyproject.toml
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.created pyproject.toml
-	$(PIP) install --quiet -e ".[dev,model-0-5b]"
+	$(PIP) install --quiet -e ".[dev,model-0-5b,model-1-5b]"
 	touch $@
 
 install: $(VENV)/.installed-run

@@ -34,6 +34,10 @@ class Kit:
         )
 
 
-def make_kit(deps: Deps) -> Kit:
-    """A kit whose prefix lists every tool in the registry (not only the run's allowed ones: prefix stays stable)."""
-    return Kit(deps=deps, builder=builder_for({n: t.description for n, t in deps.tools.items()}))
+def make_kit(deps: Deps, *, planning: bool = True) -> Kit:
+    """A kit whose prefix lists every tool in the registry (not only the run's allowed ones: prefix stays stable).
+
+    ``planning=False`` leaves the plan patterns out of the prefix (for callers that never plan).
+    """
+    tools = {n: t.description for n, t in deps.tools.items()}
+    return Kit(deps=deps, builder=builder_for(tools, planning=planning))

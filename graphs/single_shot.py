@@ -39,7 +39,7 @@ BASELINE_K = 5
 async def stream_single_shot(deps: Deps, request: RunRequest) -> AsyncIterator[Envelope]:
     """Stream a baseline run: ``run_started``, retrieve, answer (tokens), ``answer``, ``usage``, ``done``."""
     run_id = request.run_id or uuid.uuid4().hex
-    kit = make_kit(deps)
+    kit = make_kit(deps, planning=False)  # the baseline never plans
 
     async def produce(emit: Emit) -> Done:
         started = deps.clock()

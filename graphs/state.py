@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+import re
 from typing import Annotated, Literal, TypedDict
 
 from knowledge.models import Evidence
@@ -162,6 +163,19 @@ def evidence_of(record: EvidenceRecord) -> Evidence:
 def earlier_answers(state: AgentState) -> list[str]:
     """Answers of the plan's steps before the current one, in order."""
     return [p["answer"] for p in state["plan"][: state["current"]] if p["status"] == "answered"]
+
+
+_REF = re.compile(r"#(\d+)\b")
+
+
+def fill_refs(plan: list[SubQuestion]) -> list[SubQuestion]:
+    """Pure: later sub-questions with ``#n`` replaced by sub-question n's answer, where it has one."""
+    answers = {str(n): sq["answer"] for n, sq in enumerate(plan, start=1) if sq["status"] == "answered"}
+
+    def sub(match: re.Match[str]) -> str:
+        return answers.get(match.group(1), match.group(0))
+
+    return [{**sq, "text": _REF.sub(sub, sq["text"])} if sq["status"] != "answered" else sq for sq in plan]
 
 
 def new_subquestion(text: str) -> SubQuestion:

@@ -8,8 +8,9 @@ model and backend for both strategies; resumable records), so this script only r
     .venv/bin/python scripts/bench_agent.py evals/results/answers/*
 
 Per set and strategy: EM, F1, Recall@5 of the evidence retrieved and of the evidence the answer cited, LLM
-calls, prompt / cached / completion tokens, the cached share of prompt tokens per run (median, and how many
-runs reach 70 %), wall time p50 / p95; and the issue's two targets. Writes ``docs/bench/agent.{json,md}``.
+calls, prompt / cached / uncached / completion tokens (uncached = prefilled, the real cost), the cached share
+of prompt tokens per run (median, and how many runs reach 70 %), wall time p50 / p95; and the issue's two
+targets. Writes ``docs/bench/agent.{json,md}``.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "llm_calls": mean("llm_calls"),
         "prompt_tokens": mean("prompt_tokens"),
         "cached_tokens": mean("cached_tokens"),
+        "uncached_tokens": round(statistics.fmean(r["prompt_tokens"] - r["cached_tokens"] for r in rows), 1),
         "completion_tokens": mean("completion_tokens"),
         "cached_share_per_run_median": round(statistics.median(shares), 3) if shares else 0.0,
         "runs_with_cached_share_ge_70": sum(s >= 0.7 for s in shares),
@@ -88,16 +90,17 @@ def markdown(report: dict[str, Any]) -> str:
         f"Model `{m.get('model')}` on `{m.get('backend')}`; {machine.get('cpu', '?')}, {machine.get('cores', '?')} "
         f"cores, no GPU; {m.get('date')}. From `waypoint eval` records (`evals/results/answers/`).",
         "",
-        "| set | strategy | n | EM | F1 | R@5 retrieved | R@5 cited | LLM calls | prompt tok | cached tok | compl tok "
+        "| set | strategy | n | EM | F1 | R@5 retrieved | R@5 cited | LLM calls | prompt tok | cached tok "
+        "| uncached tok | compl tok "
         "| cached share/run (median) | runs ≥70% cached | wall p50 s | wall p95 s | not found |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, by in report["results"].items():
         for strategy, s in by.items():
             lines.append(
                 f"| {name} | {strategy} | {s['n']} | {s['em']} | {s['f1']} | {s['recall_5_retrieved']} "
                 f"| {s['recall_5_cited']} | {s['llm_calls']} | {s['prompt_tokens']:.0f} | {s['cached_tokens']:.0f} "
-                f"| {s['completion_tokens']:.0f} | {s['cached_share_per_run_median']:.0%} "
+                f"| {s['uncached_tokens']:.0f} | {s['completion_tokens']:.0f} | {s['cached_share_per_run_median']:.0%} "
                 f"| {s['runs_with_cached_share_ge_70']}/{s['n']} | {s['wall_p50_s']} | {s['wall_p95_s']} "
                 f"| {s['not_found']} |"
             )

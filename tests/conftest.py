@@ -16,7 +16,9 @@ REPO = Path(__file__).resolve().parents[1]
 MODELS_DIR = REPO / ".waypoint" / "models"
 """Assembled GGUF files are kept here between test runs (assembling is cheap, but 0.5-1 GB of writes)."""
 TEST_MODEL = "qwen2.5-0.5b"
-"""The real embedded model the integration tests use: the small one, for speed."""
+"""The real embedded model most integration tests use: the small one, for speed."""
+DEFAULT_MODEL = LocalLLMConfig().model
+"""The embedded model ``make run`` serves (1.5B): the agent's end-to-end test answers with it."""
 
 
 @pytest.fixture(autouse=True)
@@ -53,5 +55,23 @@ async def real_llm(embedded_server: EmbeddedLlamaServer) -> AsyncIterator[OpenAI
     """A client of the real embedded server."""
     assert embedded_server.base_url is not None
     llm = OpenAICompatibleLLM(embedded_server.base_url, model=TEST_MODEL, timeout_s=300)
+    yield llm
+    await llm.aclose()
+
+
+@pytest.fixture(scope="session")
+def default_server() -> Iterator[EmbeddedLlamaServer]:
+    """One real embedded llama.cpp server with the default model, started only for the tests that ask for it."""
+    server = EmbeddedLlamaServer(DEFAULT_MODEL, MODELS_DIR, n_ctx=8192, n_parallel=1)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def default_llm(default_server: EmbeddedLlamaServer) -> AsyncIterator[OpenAICompatibleLLM]:
+    """A client of the real embedded server with the default model."""
+    assert default_server.base_url is not None
+    llm = OpenAICompatibleLLM(default_server.base_url, model=DEFAULT_MODEL, timeout_s=300)
     yield llm
     await llm.aclose()

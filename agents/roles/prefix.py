@@ -8,12 +8,18 @@ from agents.prompting import PromptBuilder
 from agents.prompts import render
 
 
-def system_prefix(tool_descriptions: Mapping[str, str]) -> str:
-    """Rules + ``- name: description`` lines in name order (byte-identical for the same registry)."""
+def system_prefix(tool_descriptions: Mapping[str, str], *, planning: bool = True) -> str:
+    """Rules (+ plan patterns) + ``- name: description`` lines in name order (byte-identical for the same registry).
+
+    The plan patterns teach the planner to decompose (``#1`` for an earlier answer); they sit in the shared
+    prefix, so every call after a server's first reads them from the KV cache. A caller that never plans (the
+    single-shot baseline) leaves them out: they would prime it to answer a question's first hop.
+    """
     lines = [f"- {name}: {' '.join(tool_descriptions[name].split())}" for name in sorted(tool_descriptions)]
-    return render("system", tools="\n".join(lines) or "- (none)")
+    text = render("system", planning=render("plan_patterns") if planning else "", tools="\n".join(lines) or "- (none)")
+    return text if planning else text.replace("\n\n", "\n", 1)  # no blank line where the patterns were
 
 
-def builder_for(tool_descriptions: Mapping[str, str]) -> PromptBuilder:
+def builder_for(tool_descriptions: Mapping[str, str], *, planning: bool = True) -> PromptBuilder:
     """A prompt builder over the shared prefix."""
-    return PromptBuilder(system_prefix(tool_descriptions))
+    return PromptBuilder(system_prefix(tool_descriptions, planning=planning))

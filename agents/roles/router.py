@@ -47,8 +47,9 @@ def with_first_call_tools(chosen: Sequence[str], first: Sequence[str], allowed: 
 
 
 def default_query(subq: str, earlier_answers: Sequence[str]) -> str:
-    """Pure: the first query without the LLM: the sub-question plus the answers found so far."""
-    return " ".join([*subq.split(), *" ".join(earlier_answers).split()])
+    """Pure: the first query without the LLM: the sub-question plus the answers found so far it does not name."""
+    missing = [a for a in earlier_answers if a.casefold() not in subq.casefold()]
+    return " ".join([*subq.split(), *" ".join(missing).split()])
 
 
 def tried_note(queries: Sequence[tuple[str, str]], action: str, tool: str | None) -> str:

@@ -9,7 +9,7 @@ from agents.roles.decider import correction, decide
 from graphs.budget import answer_reserve, stop_reason
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.kit import Kit
-from graphs.state import AgentState, SubQuestion
+from graphs.state import AgentState, SubQuestion, fill_refs
 
 
 def latest_round_kept(state: AgentState, subq: int) -> list[str]:
@@ -68,7 +68,7 @@ def make(kit: Kit) -> Any:
         if reason and decision != "answer":
             decision = "answer"
             update["stop_reason"] = reason
-        update.update({"plan": plan, "decision": decision})
+        update.update({"plan": fill_refs(plan), "decision": decision})
         update[SUMMARY_KEY] = {"decision": decision, "answer": answer, "stop_reason": reason if reason else ""}
         return update
 

@@ -21,7 +21,7 @@ def make(kit: Kit) -> Any:
         kept_ids = [str(r["item"]["id"]) for r in records if r["status"] in ("kept", "compacted")]
         labels = [c.label for c in cands]
         sq = state["plan"][state["current"]]
-        earlier = earlier_answers(state)
+        earlier = [a for a in earlier_answers(state) if a.casefold() not in sq["text"].casefold()]
         subq = f"{sq['text']} (earlier answers: {'; '.join(earlier)})" if earlier else sq["text"]
         try:
             out, calls = await grade(kit.deps.llm, kit.builder, kit.context(state), labels=labels, subq=subq)

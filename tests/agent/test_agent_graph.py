@@ -41,6 +41,18 @@ async def test_two_hop_run_streams_ordered_events_and_cites(make_deps: MakeDeps)
     assert llm.remaining == 0
 
 
+async def test_a_later_subquestion_gets_the_earlier_answer_for_its_reference(make_deps: MakeDeps) -> None:
+    script = two_hop_script()
+    script[0] = j(needs_retrieval=True, subquestions=["Who directed Inception?", "Where was #1 born?"])
+    llm, tool = ScriptedLLM(script), ListTool()
+    envs = await run_all(make_deps(llm, [tool]), Q2)
+    # the reference is filled in, so the answer is not appended a second time
+    assert tool.queries == ["Who directed Inception?", "Where was Christopher Nolan born?"]
+    assert "2. Where was Christopher Nolan born?" in prompts(llm)[2]
+    assert "earlier answers" not in prompts(llm)[2]
+    assert of_kind(envs, "answer")[0].text == "London"
+
+
 async def test_prefix_is_shared_and_context_only_grows(make_deps: MakeDeps) -> None:
     llm = ScriptedLLM(two_hop_script())
     envs = await run_all(make_deps(llm), Q2)

@@ -11,11 +11,11 @@ from agents.roles.decider import correction
 from agents.roles.grader import Candidate, keep_rules
 from agents.roles.planner import clean_plan
 from agents.roles.prefix import system_prefix
-from agents.roles.router import resolve_route, with_first_call_tools
+from agents.roles.router import default_query, resolve_route, with_first_call_tools
 from graphs.budget import stop_reason
 from graphs.nodes.answer import best_supported
 from graphs.nodes.retrieve import add_candidates
-from graphs.state import initial_state, new_budget, new_subquestion
+from graphs.state import fill_refs, initial_state, new_budget, new_subquestion
 from knowledge.models import Evidence
 from knowledge.settings import AgentConfig
 
@@ -33,6 +33,13 @@ def test_system_prefix_is_byte_stable_and_sorted() -> None:
     b = system_prefix({"graph_search": "by relations of entities", "vector_search": "by meaning"})
     assert a == b
     assert a.index("- graph_search: by relations of entities") < a.index("- vector_search: by meaning")
+
+
+def test_plan_patterns_are_in_the_agent_prefix_only() -> None:
+    tools = {"vector_search": "by meaning"}
+    agent, baseline = system_prefix(tools), system_prefix(tools, planning=False)
+    assert "#1 stands for the answer of sub-question 1" in agent and "#1" not in baseline
+    assert agent.startswith(baseline.split("Tools:")[0]) and agent.endswith(baseline.split("\n")[-1])
 
 
 def test_clean_plan_dedupes_caps_and_falls_back() -> None:
@@ -189,3 +196,18 @@ def test_best_supported_uses_last_answered_subquestion() -> None:
         {"label": "E2", "item": {"id": "y"}, "status": "dropped", "subq": 0, "round": 1},
     ]
     assert best_supported(state) == "Nolan [E1]"
+
+
+def test_fill_refs_replaces_only_answered_references() -> None:
+    plan = [new_subquestion(t) for t in ("Who directed X?", "When was #1 born?", "Is #2 after #12?")]
+    assert [sq["text"] for sq in fill_refs(plan)] == ["Who directed X?", "When was #1 born?", "Is #2 after #12?"]
+    plan[0] = {**plan[0], "status": "answered", "answer": "Ivo Mrak"}
+    plan[1] = {**plan[1], "status": "failed"}
+    filled = fill_refs(plan)
+    assert [sq["text"] for sq in filled] == ["Who directed X?", "When was Ivo Mrak born?", "Is #2 after #12?"]
+    assert plan[1]["text"] == "When was #1 born?"  # pure: the input is left alone
+
+
+def test_default_query_appends_only_answers_the_subquestion_lacks() -> None:
+    assert default_query("When was #1 born?", ["Ivo Mrak"]) == "When was #1 born? Ivo Mrak"
+    assert default_query("When was Ivo Mrak born?", ["ivo mrak", "1931"]) == "When was Ivo Mrak born? 1931"

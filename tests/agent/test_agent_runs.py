@@ -135,7 +135,9 @@ async def test_single_shot_baseline_retrieves_once_and_answers(make_deps: MakeDe
     answer = of_kind(envs, "answer")[0]
     assert answer.text == "London" and [c.doc_id for c in answer.citations] == ["p-born"]
     assert of_kind(envs, "done")[0].totals["llm_calls"] == 1
-    assert llm.calls[0][0][0]["content"].startswith("You are Waypoint")  # same prefix as the agent
+    system = llm.calls[0][0][0]["content"]
+    assert system.startswith("You are Waypoint")  # the agent's rules and tools ...
+    assert "#1" not in system and "Tools:\n- vector_search:" in system  # ... without the plan patterns
 
 
 Q_BORN = "Where was Christopher Nolan born?"
