@@ -41,37 +41,41 @@ def settings(tmp_path: Path) -> Settings:
     return Settings(data_dir=tmp_path / "data", local=LocalLLMConfig(model=TEST_MODEL, n_ctx=8192))
 
 
-@pytest.fixture(scope="session")
-def embedded_server() -> Iterator[EmbeddedLlamaServer]:
-    """One real embedded llama.cpp server (Qwen2.5 0.5B) for the whole session."""
-    server = EmbeddedLlamaServer(TEST_MODEL, MODELS_DIR, n_ctx=8192, n_parallel=2)
+def _serve(model: str, n_parallel: int) -> Iterator[EmbeddedLlamaServer]:
+    server = EmbeddedLlamaServer(model, MODELS_DIR, n_ctx=8192, n_parallel=n_parallel)
     server.start()
     yield server
     server.stop()
+
+
+async def _client(server: EmbeddedLlamaServer, model: str) -> AsyncIterator[OpenAICompatibleLLM]:
+    assert server.base_url is not None
+    llm = OpenAICompatibleLLM(server.base_url, model=model, timeout_s=300)
+    yield llm
+    await llm.aclose()
+
+
+@pytest.fixture(scope="session")
+def embedded_server() -> Iterator[EmbeddedLlamaServer]:
+    """One real embedded llama.cpp server (Qwen2.5 0.5B) for the whole session."""
+    yield from _serve(TEST_MODEL, n_parallel=2)
 
 
 @pytest.fixture
 async def real_llm(embedded_server: EmbeddedLlamaServer) -> AsyncIterator[OpenAICompatibleLLM]:
     """A client of the real embedded server."""
-    assert embedded_server.base_url is not None
-    llm = OpenAICompatibleLLM(embedded_server.base_url, model=TEST_MODEL, timeout_s=300)
-    yield llm
-    await llm.aclose()
+    async for llm in _client(embedded_server, TEST_MODEL):
+        yield llm
 
 
 @pytest.fixture(scope="session")
 def default_server() -> Iterator[EmbeddedLlamaServer]:
     """One real embedded llama.cpp server with the default model, started only for the tests that ask for it."""
-    server = EmbeddedLlamaServer(DEFAULT_MODEL, MODELS_DIR, n_ctx=8192, n_parallel=1)
-    server.start()
-    yield server
-    server.stop()
+    yield from _serve(DEFAULT_MODEL, n_parallel=1)
 
 
 @pytest.fixture
 async def default_llm(default_server: EmbeddedLlamaServer) -> AsyncIterator[OpenAICompatibleLLM]:
     """A client of the real embedded server with the default model."""
-    assert default_server.base_url is not None
-    llm = OpenAICompatibleLLM(default_server.base_url, model=DEFAULT_MODEL, timeout_s=300)
-    yield llm
-    await llm.aclose()
+    async for llm in _client(default_server, DEFAULT_MODEL):
+        yield llm

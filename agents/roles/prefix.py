@@ -16,8 +16,8 @@ def system_prefix(tool_descriptions: Mapping[str, str], *, planning: bool = True
     single-shot baseline) leaves them out: they would prime it to answer a question's first hop.
     """
     lines = [f"- {name}: {' '.join(tool_descriptions[name].split())}" for name in sorted(tool_descriptions)]
-    text = render("system", planning=render("plan_patterns") if planning else "", tools="\n".join(lines) or "- (none)")
-    return text if planning else text.replace("\n\n", "\n", 1)  # no blank line where the patterns were
+    patterns = "\n" + render("plan_patterns") if planning else ""
+    return render("system", planning=patterns, tools="\n".join(lines) or "- (none)")
 
 
 def builder_for(tool_descriptions: Mapping[str, str], *, planning: bool = True) -> PromptBuilder:

@@ -46,10 +46,14 @@ def with_first_call_tools(chosen: Sequence[str], first: Sequence[str], allowed: 
     return [*(t for t in first if t in allowed and t not in chosen), *chosen]
 
 
+def unnamed(answers: Sequence[str], subq: str) -> list[str]:
+    """Pure: the answers ``subq`` does not already name (its ``#n`` references filled in, say)."""
+    return [a for a in answers if a.casefold() not in subq.casefold()]
+
+
 def default_query(subq: str, earlier_answers: Sequence[str]) -> str:
     """Pure: the first query without the LLM: the sub-question plus the answers found so far it does not name."""
-    missing = [a for a in earlier_answers if a.casefold() not in subq.casefold()]
-    return " ".join([*subq.split(), *" ".join(missing).split()])
+    return " ".join([*subq.split(), *" ".join(unnamed(earlier_answers, subq)).split()])
 
 
 def tried_note(queries: Sequence[tuple[str, str]], action: str, tool: str | None) -> str:

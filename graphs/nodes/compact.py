@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from agents.llm import LLMOutputError
 from agents.roles.compactor import Sized, compact, estimate_tokens, fallback_note, over_budget, pick_for_compaction
@@ -39,9 +39,11 @@ def to_compact(state: AgentState, budget: int, max_words: int) -> list[str]:
     return pick_for_compaction(sized(state, max_words), state.get("notes", []), budget)
 
 
-def mark(records: list[EvidenceRecord], labels: list[str], status: str) -> list[EvidenceRecord]:
+def mark(
+    records: list[EvidenceRecord], labels: list[str], status: Literal["pruned", "compacted"]
+) -> list[EvidenceRecord]:
     """Pure: give these records a new status (``pruned``: out of the prompt; ``compacted``: replaced by a note)."""
-    return [{**r, "status": status} if r["label"] in labels else r for r in records]  # type: ignore[typeddict-item]
+    return [{**r, "status": status} if r["label"] in labels else r for r in records]
 
 
 def make(kit: Kit) -> Any:

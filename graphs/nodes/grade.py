@@ -6,6 +6,7 @@ from typing import Any
 
 from agents.llm import LLMOutputError
 from agents.roles.grader import Candidate, grade, keep_rules
+from agents.roles.router import unnamed
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.events import Graded, GradeItem
 from graphs.kit import Kit
@@ -21,7 +22,7 @@ def make(kit: Kit) -> Any:
         kept_ids = [str(r["item"]["id"]) for r in records if r["status"] in ("kept", "compacted")]
         labels = [c.label for c in cands]
         sq = state["plan"][state["current"]]
-        earlier = [a for a in earlier_answers(state) if a.casefold() not in sq["text"].casefold()]
+        earlier = unnamed(earlier_answers(state), sq["text"])
         subq = f"{sq['text']} (earlier answers: {'; '.join(earlier)})" if earlier else sq["text"]
         try:
             out, calls = await grade(kit.deps.llm, kit.builder, kit.context(state), labels=labels, subq=subq)
