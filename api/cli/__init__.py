@@ -12,6 +12,7 @@ from api.cli import graph as graph_cli
 from api.cli import ingest as ingest_cli
 from api.cli import llm as llm_cli
 from api.cli import serve as serve_cli
+from api.cli import signals
 from api.cli import tree as tree_cli
 
 app = typer.Typer(
@@ -37,4 +38,5 @@ def _root(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log debug
 
 def main() -> None:
     """Entry point of the ``waypoint`` script."""
+    signals.interrupt_on_sigterm()
     app()
