@@ -135,20 +135,33 @@ def compare_records(
     return deltas
 
 
-def compare_outputs(baseline: Path, candidate: Path, *, seed: int = 0) -> list[Delta]:
-    """Compare every strategy present in both output folders (same dataset content required)."""
+def compare_outputs(
+    baseline: Path, candidate: Path, *, strategies: tuple[str, str] | None = None, seed: int = 0
+) -> list[Delta]:
+    """Compare every strategy present in both output folders (same dataset content required).
+
+    With ``strategies=(A, B)``, compare strategy A of ``baseline`` with strategy B of ``candidate`` instead —
+    the same folder twice compares two strategies on the same questions (e.g. single_shot vs agent).
+    """
     meta_a, meta_b = read_meta(baseline), read_meta(candidate)
     for folder, meta in ((baseline, meta_a), (candidate, meta_b)):
         if not meta:
             raise EvalError(f"{str(folder)!r} is not an eval output folder (no run.json)")
     if meta_a.get("content_hash") != meta_b.get("content_hash"):
         raise EvalError(f"{str(baseline)!r} and {str(candidate)!r} were run on different datasets")
-    shared = [s for s in strategies_in(baseline) if s in strategies_in(candidate)]
-    if not shared:
-        raise EvalError(f"{str(baseline)!r} and {str(candidate)!r} have no strategy in common")
+    if strategies is not None:
+        pairs = [strategies]
+        for folder, name in zip((baseline, candidate), strategies, strict=True):
+            if name not in strategies_in(folder):
+                raise EvalError(f"{str(folder)!r} has no records of strategy {name!r}")
+    else:
+        pairs = [(s, s) for s in strategies_in(baseline) if s in strategies_in(candidate)]
+        if not pairs:
+            raise EvalError(f"{str(baseline)!r} and {str(candidate)!r} have no strategy in common")
     deltas: list[Delta] = []
-    for name in shared:
-        a = load_records(records_path(baseline, name))
-        b = load_records(records_path(candidate, name))
-        deltas += compare_records(name, a, b, seed=seed)
+    for name_a, name_b in pairs:
+        a = load_records(records_path(baseline, name_a))
+        b = load_records(records_path(candidate, name_b))
+        label = name_a if name_a == name_b else f"{name_a} → {name_b}"
+        deltas += compare_records(label, a, b, seed=seed)
     return deltas

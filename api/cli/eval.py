@@ -100,7 +100,13 @@ def report(
 @app.command("compare")
 def compare(
     baseline: Annotated[Path, typer.Argument(help="Baseline output folder.")],
-    candidate: Annotated[Path, typer.Argument(help="Candidate output folder.")],
+    candidate: Annotated[Path | None, typer.Argument(help="Candidate output folder (default: the baseline).")] = None,
+    strategy: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--strategy", "-s", help="Twice: the baseline's strategy, then the candidate's (e.g. single_shot agent)."
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
 ) -> None:
@@ -109,8 +115,15 @@ def compare(
     from evals.errors import EvalError
 
     console = Console()
+    if strategy and len(strategy) != 2:
+        console.print("[red]compare failed:[/red] give --strategy twice (baseline's, then candidate's) or not at all")
+        raise typer.Exit(2)
+    if candidate is None and not strategy:
+        console.print("[red]compare failed:[/red] one folder compares two strategies: add -s BASE -s CAND")
+        raise typer.Exit(2)
+    pair = (strategy[0], strategy[1]) if strategy else None
     try:
-        deltas = compare_outputs(baseline, candidate, seed=seed)
+        deltas = compare_outputs(baseline, candidate or baseline, strategies=pair, seed=seed)
     except EvalError as exc:
         console.print(f"[red]compare failed:[/red] {exc}")
         raise typer.Exit(1) from exc

@@ -75,3 +75,18 @@ def test_compare_outputs_needs_same_dataset(tmp_path: Path) -> None:
         append_record(records_path(b, "agent"), record(str(i), f1=1.0))
     f1 = next(d for d in compare_outputs(a, b) if d.metric == "f1")
     assert (f1.baseline, f1.candidate, f1.verdict) == (0.0, 1.0, "better")
+
+
+def test_compare_two_strategies_of_one_folder(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    write_meta(out, {"content_hash": "x"})
+    for i in range(6):
+        append_record(records_path(out, "single_shot"), record(str(i), f1=0.25))
+    for i in range(4):  # paired on the questions both answered
+        append_record(records_path(out, "agent"), record(str(i), f1=0.75))
+    deltas = compare_outputs(out, out, strategies=("single_shot", "agent"))
+    f1 = next(d for d in deltas if d.metric == "f1")
+    assert (f1.strategy, f1.n, f1.baseline, f1.candidate) == ("single_shot → agent", 4, 0.25, 0.75)
+    assert f1.verdict == "better"
+    with pytest.raises(EvalError, match="no records of strategy 'tree'"):
+        compare_outputs(out, out, strategies=("single_shot", "tree"))

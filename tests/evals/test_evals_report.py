@@ -49,6 +49,14 @@ def test_report_and_compare_commands(bm25_out: Path) -> None:
     deltas = json.loads(result.output)
     assert {d["metric"] for d in deltas} >= {"recall@2", "recall@5", "all_gold@5"}
     assert all(d["verdict"] == "same" for d in deltas if d["metric"] != "latency_s")
+    result = runner.invoke(app, ["eval", "compare", str(bm25_out), "-s", "bm25", "-s", "bm25", "--json"])
+    assert result.exit_code == 0, result.output
+    assert {d["strategy"] for d in json.loads(result.output)} == {"bm25"}
+    for args in ([str(bm25_out)], [str(bm25_out), "-s", "bm25"]):  # one folder needs two strategies
+        result = runner.invoke(app, ["eval", "compare", *args])
+        assert result.exit_code == 2
+        said = " ".join(result.output.split())
+        assert "-s BASE -s CAND" in said or "--strategy twice" in said
 
 
 def test_cli_errors_are_clear(tmp_path: Path) -> None:
