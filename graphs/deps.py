@@ -52,11 +52,13 @@ def _vector_tool(settings: Settings, tenant: str) -> RetrievalTool:
 
 def _index_tools(settings: Settings, tenant: str, llm: LLMBackend, indexes: Indexes) -> list[RetrievalTool]:
     """``graph_search`` over the shared graph store (when it is up) and ``tree_search`` over the tree store."""
+    from agents.llm import MeteredLLM
     from agents.tree_navigator import LLMNavigator
     from tools.graph_search import GraphSearchTool
     from tools.tree_search import TreeSearchTool
 
-    out: list[RetrievalTool] = [TreeSearchTool(indexes.trees, LLMNavigator(llm), tenant, settings.tree)]
+    navigator = LLMNavigator(MeteredLLM(llm))  # its calls count in the run that made them (agents.llm.metering)
+    out: list[RetrievalTool] = [TreeSearchTool(indexes.trees, navigator, tenant, settings.tree)]
     if indexes.graph is not None:
         out.append(GraphSearchTool(indexes.graph.store, tenant, settings.graph))
     return out

@@ -132,7 +132,8 @@ class LLMUsage(_Event):
 
     kind: Literal["usage"] = "usage"
     role: str
-    """The role that called: planner, router, grader, decider, compactor, answerer, verifier."""
+    """The role that called: planner, router, grader, decider, compactor, answerer, verifier — or the tool
+    whose search called the LLM (``tree_search``: its navigator)."""
     prompt_tokens: int
     cached_tokens: int
     completion_tokens: int

@@ -9,6 +9,7 @@ from agents.llm.errors import (
     LLMUnavailableError,
     ModelFileError,
 )
+from agents.llm.metering import MeteredLLM, llm_calls
 from agents.llm.openai_compat import OpenAICompatibleLLM
 from agents.llm.scripted import ScriptedLLM
 from agents.llm.structured import complete_structured, parse_output
@@ -33,6 +34,7 @@ __all__ = [
     "LLMTimeoutError",
     "LLMUnavailableError",
     "Message",
+    "MeteredLLM",
     "ModelFileError",
     "OpenAICompatibleLLM",
     "ScriptedLLM",
@@ -42,5 +44,6 @@ __all__ = [
     "TokenLogprob",
     "Usage",
     "complete_structured",
+    "llm_calls",
     "parse_output",
 ]

@@ -6,6 +6,7 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from agents.llm import llm_calls
 from evals.datasets import Question
 from evals.errors import EvalError
 from evals.records import Outcome
@@ -32,13 +33,18 @@ class ToolStrategy:
 
     async def run(self, question: Question) -> Outcome:
         """One search (plus the reader's answer when not retrieval-only)."""
-        found = await self.search(question.question, self.k)
+        with llm_calls() as calls:  # tree_search's navigator calls the LLM inside the tool
+            found = await self.search(question.question, self.k)
         ids = [e.doc_id for e in found]
         base = Outcome(
             retrieved_ids=ids,
             retrieved_tools=[e.tool or self.tool_name for e in found],
             retrieved_call=[1] * len(ids),
             tool_calls=[self.tool_name],
+            llm_calls=len(calls),
+            prompt_tokens=sum(c.usage.prompt_tokens for c in calls),
+            cached_tokens=sum(c.usage.cached_tokens for c in calls),
+            completion_tokens=sum(c.usage.completion_tokens for c in calls),
         )
         if self.reader is None:
             return base

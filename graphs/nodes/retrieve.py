@@ -6,6 +6,7 @@ import asyncio
 import time
 from typing import Any
 
+from agents.llm import llm_calls
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.events import EvidenceFound, RunError, ToolCall
 from graphs.kit import Kit
@@ -46,10 +47,12 @@ def make(kit: Kit) -> Any:
         started = time.perf_counter()
         error: Exception | None = None
         found: list[Evidence] = []
-        try:
-            found = await kit.deps.tools[tool].search(query, k=k)
-        except Exception as exc:  # any tool failure is reported, never fatal
-            error = exc
+        with llm_calls() as calls:  # a tool that calls the LLM (tree_search) is billed to this run
+            try:
+                found = await kit.deps.tools[tool].search(query, k=k)
+            except Exception as exc:  # any tool failure is reported, never fatal
+                error = exc
+        meter.record(tool, calls)
         meter.emit(
             ToolCall(
                 tool=tool,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent_support import ListTool, MakeDeps, cite, grade_by, j, kinds, of_kind, prompts, run_all
 
-from agents.llm import LLMUnavailableError, ScriptedLLM
+from agents.llm import LLMUnavailableError, MeteredLLM, ScriptedLLM
 
 Q2 = "Where was the director of Inception born?"
 OK = j(supported=True, unsupported_claims=[])
@@ -110,6 +110,41 @@ async def test_several_tools_run_together_and_grade_in_one_batch(make_deps: Make
     assert vec.queries == graph.queries == ["Christopher Nolan born"]
     assert "Which of the new evidence items E1, E2, E3" in prompts(llm)[2]  # both tools' results, one call
     assert len(of_kind(envs, "grade")) == 1
+
+
+class NavigatingTool(ListTool):
+    """A tool that calls the LLM inside its search, as tree_search's navigator does."""
+
+    def __init__(self, llm: MeteredLLM) -> None:
+        super().__init__("tree_search")
+        self.llm = llm
+
+    async def search(self, query: str, *, k: int = 5, filters: object = None) -> list:  # type: ignore[override,type-arg]
+        await self.llm.complete([{"role": "user", "content": f"Contents: ... Question: {query}"}])
+        return await super().search(query, k=k)
+
+
+async def test_llm_calls_made_inside_a_tool_count_in_the_run(make_deps: MakeDeps) -> None:
+    navigator = ScriptedLLM([j(choices=[{"id": "1", "reason": "born"}])])
+    vec, tree = ListTool("vector_search"), NavigatingTool(MeteredLLM(navigator))
+    llm = ScriptedLLM(
+        [
+            j(needs_retrieval=True, subquestions=["Where was Christopher Nolan born?"]),
+            j(tools=["vector_search", "tree_search"], query="Christopher Nolan born", reason="both"),
+            grade_by("born", answer="London"),
+            cite("born", "London"),
+            OK,
+        ]
+    )
+    envs = await run_all(make_deps(llm, [vec, tree]), "Where was Christopher Nolan born?")
+    assert navigator.remaining == 0 and tree.queries == ["Christopher Nolan born"]
+    usage = of_kind(envs, "usage")
+    assert [u.role for u in usage].count("tree_search") == 1
+    (nav,) = [u for u in usage if u.role == "tree_search"]
+    assert nav.prompt_tokens > 0 and "Question: Christopher Nolan born" in str(nav.prompt)
+    totals = of_kind(envs, "done")[0].totals
+    assert totals["llm_calls"] == len(llm.calls) + 1  # the agent's own calls and the navigator's
+    assert totals["prompt_tokens"] == sum(u.prompt_tokens for u in usage)
 
 
 async def test_grade_fail_rewrites_then_switches_tool(make_deps: MakeDeps) -> None:
