@@ -10,14 +10,17 @@ model and backend for both strategies; resumable records), so this script only r
 Per set and strategy: EM, F1, Recall@5 of the evidence retrieved and of the evidence the answer cited, LLM
 calls, prompt / cached / uncached / completion tokens (uncached = prefilled, the real cost), the cached share
 of prompt tokens per run (median, and how many runs reach 70 %), wall time p50 / p95; and the issue's two
-targets. Writes ``docs/bench/agent.{json,md}``.
+targets. With ``--traces RUNS.sqlite`` (the eval's run store) also where the agent's LLM time goes, per role:
+calls, prefilled and generated tokens and seconds per run. Writes ``docs/bench/agent.{json,md}``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import statistics
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +66,29 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def tabulate(folders: list[Path]) -> dict[str, Any]:
+def role_costs(traces: Path, rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Per LLM role, means per run over these records' traces: calls, uncached / completion tokens, seconds."""
+    run_ids = [r["run_id"] for r in rows if r.get("run_id")]
+    sums: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    with sqlite3.connect(f"file:{traces}?mode=ro", uri=True) as db:
+        for run_id in run_ids:
+            for (raw,) in db.execute("SELECT json FROM events WHERE run_id = ? AND kind = 'usage'", (run_id,)):
+                u = json.loads(raw)
+                s = sums[u.get("role") or "?"]
+                s["calls"] += 1
+                s["uncached_tokens"] += u["prompt_tokens"] - u["cached_tokens"]
+                s["completion_tokens"] += u["completion_tokens"]
+                s["prefill_s"] += u.get("ttft_s") or 0.0
+                s["llm_s"] += u.get("latency_s") or 0.0
+    n = max(len(run_ids), 1)
+    total = sum(s["llm_s"] for s in sums.values()) or 1.0
+    return {
+        role: {k: round(v / n, 1) for k, v in s.items()} | {"share_of_llm_s": round(s["llm_s"] / total, 3)}
+        for role, s in sorted(sums.items(), key=lambda kv: -kv[1]["llm_s"])
+    }
+
+
+def tabulate(folders: list[Path], traces: Path | None = None) -> dict[str, Any]:
     """Summaries per set (only the questions both strategies answered, so the pair is like for like)."""
     results: dict[str, Any] = {}
     meta: dict[str, Any] = {}
@@ -74,6 +99,8 @@ def tabulate(folders: list[Path]) -> dict[str, Any]:
         common = set.intersection(*({r["question_id"] for r in rows} for rows in by.values()))
         kept = {s: [r for r in rows if r["question_id"] in common] for s, rows in by.items()}
         results[run["dataset"]] = {s: summarise(rows) for s, rows in kept.items()}
+        if traces is not None:
+            results[run["dataset"]]["agent"]["roles"] = role_costs(traces, kept["agent"])
     wins = [name for name, by in results.items() if by["agent"]["f1"] > by["single_shot"]["f1"]]
     cached_ok = all(by["agent"]["cached_share_per_run_median"] >= 0.7 for by in results.values())
     targets = {"agent_f1_wins": wins, "f1_target_met": len(wins) >= 2, "cached_share_target_met": cached_ok}
@@ -110,6 +137,21 @@ def markdown(report: dict[str, Any]) -> str:
         f"(wins: {', '.join(t['agent_f1_wins']) or 'none'}); agent's median cached share per run ≥ 70 % on every "
         f"set: **{'met' if t['cached_share_target_met'] else 'not met'}**.",
     ]
+    roles = {name: by["agent"]["roles"] for name, by in report["results"].items() if "roles" in by["agent"]}
+    if roles:
+        lines += [
+            "",
+            "## Where the agent's LLM time goes (means per run, from the run traces)",
+            "",
+            "| set | role | calls | uncached tok | completion tok | prefill s | LLM s | share of LLM s |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for name, by_role in roles.items():
+            for role, c in by_role.items():
+                lines.append(
+                    f"| {name} | {role} | {c['calls']} | {c['uncached_tokens']:.0f} | {c['completion_tokens']:.0f} "
+                    f"| {c['prefill_s']} | {c['llm_s']} | {c['share_of_llm_s']:.0%} |"
+                )
     return "\n".join(lines) + "\n"
 
 
@@ -118,8 +160,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folders", nargs="+", type=Path, help="waypoint eval --out folders holding both strategies")
     parser.add_argument("--out", default=str(REPO / "docs" / "bench" / "agent"))
+    parser.add_argument("--traces", type=Path, help="the eval's run store (WAYPOINT_DATA_DIR/runs.sqlite)")
     args = parser.parse_args()
-    report = tabulate(args.folders)
+    report = tabulate(args.folders, args.traces)
     out = Path(args.out)
     out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n")
     out.with_suffix(".md").write_text(markdown(report))
