@@ -24,6 +24,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from evals.compare import paired_delta
 from evals.metrics import percentile
 
 REPO = Path(__file__).resolve().parents[1]
@@ -99,6 +100,15 @@ def tabulate(folders: list[Path], traces: Path | None = None) -> dict[str, Any]:
         common = set.intersection(*({r["question_id"] for r in rows} for rows in by.values()))
         kept = {s: [r for r in rows if r["question_id"] in common] for s, rows in by.items()}
         results[run["dataset"]] = {s: summarise(rows) for s, rows in kept.items()}
+        base = {r["question_id"]: r["scores"].get("f1") or 0.0 for r in kept["single_shot"]}
+        pairs = [(base[r["question_id"]], r["scores"].get("f1") or 0.0) for r in kept["agent"]]
+        if pairs:
+            d = paired_delta("agent", "f1", [a for a, _ in pairs], [b for _, b in pairs], higher_is_better=True)
+            results[run["dataset"]]["agent"]["f1_delta_vs_single_shot"] = {
+                "delta": round(100 * d.delta, 1),
+                "ci95": [round(100 * d.ci_low, 1), round(100 * d.ci_high, 1)],
+                "verdict": d.verdict,
+            }
         if traces is not None:
             results[run["dataset"]]["agent"]["roles"] = role_costs(traces, kept["agent"])
     wins = [name for name, by in results.items() if by["agent"]["f1"] > by["single_shot"]["f1"]]
@@ -136,6 +146,14 @@ def markdown(report: dict[str, Any]) -> str:
         f"Targets: agent beats single-shot on F1 on ≥ 2 of 3 sets: **{'met' if t['f1_target_met'] else 'not met'}** "
         f"(wins: {', '.join(t['agent_f1_wins']) or 'none'}); agent's median cached share per run ≥ 70 % on every "
         f"set: **{'met' if t['cached_share_target_met'] else 'not met'}**.",
+        "",
+        "Agent − single-shot F1 per set, paired on the same questions, 95 % bootstrap interval (2000 resamples): "
+        + "; ".join(
+            f"{name} {d['delta']:+.1f} [{d['ci95'][0]:+.1f}, {d['ci95'][1]:+.1f}] ({d['verdict']})"
+            for name, by in report["results"].items()
+            if (d := by["agent"].get("f1_delta_vs_single_shot"))
+        )
+        + ".",
     ]
     roles = {name: by["agent"]["roles"] for name, by in report["results"].items() if "roles" in by["agent"]}
     if roles:
