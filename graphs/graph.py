@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any, Literal, cast
 
 from langgraph.graph import END, START, StateGraph
@@ -72,9 +73,14 @@ def make_after_verify(kit: Kit) -> Any:
     return after_verify
 
 
-def build_graph(deps: Deps, *, checkpointer: Any = None) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """Compile the agent over ``deps`` (checkpointer: ``deps.checkpointer`` unless given; False for none)."""
-    kit = make_kit(deps)
+def build_graph(
+    deps: Deps, *, checkpointer: Any = None, tools: Collection[str] | None = None
+) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """Compile the agent over ``deps`` (checkpointer: ``deps.checkpointer`` unless given; False for none).
+
+    ``tools``: the tools its prompt prefix describes (default: the whole registry).
+    """
+    kit = make_kit(deps, tools=tools)
     g: StateGraph[Any, Any, Any, Any] = StateGraph(AgentState)
     for name, module in (
         ("plan", plan),

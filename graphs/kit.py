@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from agents.prompting import Block, PromptBuilder
@@ -34,10 +34,12 @@ class Kit:
         )
 
 
-def make_kit(deps: Deps, *, planning: bool = True) -> Kit:
-    """A kit whose prefix lists every tool in the registry (not only the run's allowed ones: prefix stays stable).
+def make_kit(deps: Deps, *, planning: bool = True, tools: Collection[str] | None = None) -> Kit:
+    """A kit whose prefix lists ``tools`` (default: every tool in the registry), not only a run's allowed ones, so
+    the prefix stays stable across runs that allow different subsets.
 
     ``planning=False`` leaves the plan patterns out of the prefix (for callers that never plan).
     """
-    tools = {n: t.description for n, t in deps.tools.items()}
+    names = deps.tools.keys() if tools is None else tools
+    tools = {n: deps.tools[n].description for n in names if n in deps.tools}
     return Kit(deps=deps, builder=builder_for(tools, planning=planning))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -17,6 +17,7 @@ from graphs.nodes.answer import best_supported
 from graphs.nodes.finalize import citations
 from graphs.state import AgentState, initial_state
 from graphs.streaming import Emit, drive
+from tools.base import offered_tools
 
 GRACE_S = 30.0
 """Extra seconds ``drive`` allows past the run's own hard limit before it cancels the run outright."""
@@ -42,7 +43,7 @@ class RunRequest(BaseModel):
 
 
 def _allowed(deps: Deps, request: RunRequest, emit: Emit) -> list[str]:
-    names = sorted(deps.tools) if request.tools is None else list(dict.fromkeys(request.tools))
+    names = offered_tools(deps.tools) if request.tools is None else list(dict.fromkeys(request.tools))
     unknown = [n for n in names if n not in deps.tools]
     if unknown:
         emit(
@@ -76,11 +77,16 @@ def cut_off_answer(state: AgentState) -> Answer:
     return Answer(text=strip_citations(draft), citations=citations(state, draft))
 
 
-def graph_of(deps: Deps) -> Any:
-    """The compiled graph for ``deps`` (compiled once, kept in ``deps.extras``)."""
-    if "graph" not in deps.extras:
-        deps.extras["graph"] = build_graph(deps)
-    return deps.extras["graph"]
+def graph_of(deps: Deps, allowed: Sequence[str] = ()) -> Any:
+    """The compiled graph for ``deps`` whose prefix describes the offered tools plus any a run names beyond them.
+
+    Compiled once per such tool set and kept in ``deps.extras``: runs over the same tenant share one prefix.
+    """
+    tools = tuple(sorted({*offered_tools(deps.tools), *allowed}))
+    graphs: dict[tuple[str, ...], Any] = deps.extras.setdefault("graphs", {})
+    if tools not in graphs:
+        graphs[tools] = build_graph(deps, tools=tools)
+    return graphs[tools]
 
 
 async def stream_run(deps: Deps, request: RunRequest) -> AsyncIterator[Envelope]:
@@ -93,7 +99,7 @@ async def stream_run(deps: Deps, request: RunRequest) -> AsyncIterator[Envelope]
         started = deps.clock()
         allowed = _allowed(deps, request, emit)
         emit(RunStarted(question=request.question, thread_id=thread_id, tools=allowed))
-        graph = graph_of(deps)
+        graph = graph_of(deps, allowed)
         config: dict[str, Any] = {
             "configurable": {"thread_id": thread_id},
             "recursion_limit": cfg.max_steps * 2 + 10,

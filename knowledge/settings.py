@@ -169,6 +169,11 @@ class TreeConfig(BaseModel):
     ``waypoint tree summarize`` writes them on request whatever this says."""
     summary_batch: int = 8
     """Nodes summarised per LLM call."""
+    offer_without_sections: bool = False
+    """Offer ``tree_search`` to the agent even when no document of the tenant has sections. Over a corpus of
+    one-paragraph passages the tool is an LLM re-ranker of a lexical pre-filter: on HotpotQA's first 10 questions
+    offering it cost 37 % more prefilled tokens and 60 % more wall time for lower F1 (42.3 vs 48.0;
+    ``evals/results/ablations/README.md``). A run that names it in its tools still gets it."""
 
     def summaries_on(self, remote_llm: bool) -> bool:
         """Whether ingest should have the LLM write node summaries."""

@@ -8,13 +8,28 @@ from typing import Protocol, runtime_checkable
 from knowledge.models import Evidence
 
 
+def offered_tools(tools: Mapping[str, RetrievalTool]) -> list[str]:
+    """The names of the tools to offer the agent now, sorted: all but those whose ``offered()`` says no."""
+    out = []
+    for name, tool in tools.items():
+        offered = getattr(tool, "offered", None)
+        if offered is None or offered():
+            out.append(name)
+    return sorted(out)
+
+
 class ToolError(Exception):
     """A retrieval tool failed (its store is down, its input was unusable); the agent reports it and goes on."""
 
 
 @runtime_checkable
 class RetrievalTool(Protocol):
-    """A retrieval tool: a name, a description written for the LLM, and an async search."""
+    """A retrieval tool: a name, a description written for the LLM, and an async search.
+
+    A tool may also define ``offered() -> bool``: False when it has nothing to work on for its tenant right now
+    (``tree_search`` over documents without sections); the agent then leaves it out of a run's tools and prompt
+    unless the run names it (``offered_tools``).
+    """
 
     name: str
     """Tool name the router chooses by: ``vector_search``, ``graph_search``, ``tree_search``."""

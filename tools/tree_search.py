@@ -106,6 +106,11 @@ class TreeSearchTool:
         self.tenant = tenant
         self.config = config or TreeConfig()
 
+    def offered(self) -> bool:
+        """Whether the agent should see this tool now: some document of the tenant has sections (or the config
+        says offer it anyway)."""
+        return self.config.offer_without_sections or self.store.has_sections(self.tenant)
+
     async def search(self, query: str, *, k: int = 5, filters: Mapping[str, str] | None = None) -> list[Evidence]:
         """Up to ``k`` sections for ``query``, best first (filter: ``doc_id``)."""
         evidence, _ = await self.search_traced(query, k=k, filters=filters)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,6 +70,7 @@ class TreeStore:
             raise TreeStoreError(f"cannot open tree store {str(path)!r}: {exc}") from exc
         self._lock = threading.Lock()
         self._cache: dict[tuple[str, str], DocTree] = {}
+        self._sectioned: dict[str, tuple[bool, float]] = {}
 
     def content_hash(self, tenant: str, doc_id: str) -> str | None:
         """The content hash of the stored tree, or None when the document has none."""
@@ -99,6 +101,7 @@ class TreeStore:
                 self._db.execute("ROLLBACK")
                 raise TreeStoreError(f"cannot store the tree of {tree.doc_id!r} in {str(self.path)!r}: {exc}") from exc
             self._cache.pop((tenant, tree.doc_id), None)
+            self._sectioned.pop(tenant, None)
 
     def delete(self, tenant: str, doc_id: str) -> None:
         """Remove a document's tree (no error when absent)."""
@@ -107,6 +110,7 @@ class TreeStore:
             self._delete_rows(tenant, doc_id)
             self._db.execute("COMMIT")
             self._cache.pop((tenant, doc_id), None)
+            self._sectioned.pop(tenant, None)
 
     def tree(self, tenant: str, doc_id: str) -> DocTree | None:
         """A document's tree, or None when it has none."""
@@ -202,6 +206,23 @@ class TreeStore:
         """Remember summaries by content key (kept across re-ingests: an unchanged section costs no LLM call)."""
         with self._lock:
             self._db.executemany("INSERT OR REPLACE INTO summary_cache VALUES (?, ?)", list(items.items()))
+
+    def has_sections(self, tenant: str, *, max_age_s: float = 60.0) -> bool:
+        """Whether any document of the tenant has a table of contents (a tree of more than its root).
+
+        Remembered per tenant until this store changes the tenant's trees, or for ``max_age_s`` (another
+        process may have ingested); the scan stops at the first sectioned document.
+        """
+        now = time.monotonic()
+        with self._lock:
+            known = self._sectioned.get(tenant)
+            if known is not None and now - known[1] < max_age_s:
+                return known[0]
+            row = self._db.execute(
+                "SELECT 1 FROM trees WHERE tenant = ? AND json_array_length(tree, '$.nodes') > 1 LIMIT 1", (tenant,)
+            ).fetchone()
+            self._sectioned[tenant] = (row is not None, now)
+            return row is not None
 
     def count(self, tenant: str) -> int:
         """How many documents of the tenant have a tree."""

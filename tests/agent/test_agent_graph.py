@@ -147,6 +147,35 @@ async def test_llm_calls_made_inside_a_tool_count_in_the_run(make_deps: MakeDeps
     assert totals["prompt_tokens"] == sum(u.prompt_tokens for u in usage)
 
 
+class Unoffered(ListTool):
+    """A tool with nothing to work on for its tenant (as tree_search over passages without sections)."""
+
+    def offered(self) -> bool:
+        return False
+
+
+async def test_a_tool_that_is_not_offered_stays_out_of_the_run_unless_named(make_deps: MakeDeps) -> None:
+    vec, tree = ListTool("vector_search"), Unoffered("tree_search", description="tree_search: reads contents.")
+
+    def script() -> list[object]:
+        return [
+            j(needs_retrieval=True, subquestions=["Where was Christopher Nolan born?"]),
+            grade_by("born", answer="London"),
+            cite("born", "London"),
+            OK,
+        ]
+
+    deps = make_deps(ScriptedLLM(script()), [vec, tree], first_call_tools=["vector_search"])
+    envs = await run_all(deps, "Where was Christopher Nolan born?")
+    assert of_kind(envs, "run_started")[0].tools == ["vector_search"]
+    assert "tree_search" not in prompts(deps.llm)[0]  # not described in the prefix either
+    assert of_kind(envs, "answer")[0].text == "London"
+    named = make_deps(ScriptedLLM(script()), [vec, tree], first_call_tools=["vector_search"])
+    envs = await run_all(named, "Where was Christopher Nolan born?", tools=["vector_search", "tree_search"])
+    assert of_kind(envs, "run_started")[0].tools == ["vector_search", "tree_search"]
+    assert "tree_search: reads contents." in prompts(named.llm)[0]
+
+
 async def test_grade_fail_rewrites_then_switches_tool(make_deps: MakeDeps) -> None:
     vec = ListTool("vector_search", [("p-x", "Unrelated", "Nothing about the director here.")])
     graph = ListTool("graph_search")

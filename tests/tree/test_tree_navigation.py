@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 
 import pytest
+from tree_support import manual_doc
 
 from agents.llm import ScriptedLLM
 from agents.prompting import shared_prefix_chars
@@ -225,3 +226,13 @@ def test_build_tree_tool_uses_the_data_dir(settings: Settings) -> None:
     tool, store = build_tree_tool(settings, "t", LLMNavigator(ScriptedLLM([])))
     assert store.path == settings.data_dir / "trees.sqlite" and tool.config == settings.tree
     store.close()
+
+
+def test_offered_to_the_agent_only_when_some_document_has_sections(store: TreeStore) -> None:
+    corpus(store)  # one-paragraph passages only
+    tool = tool_for(store, ScriptedLLM([]))
+    assert not tool.offered()
+    assert tool_for(store, ScriptedLLM([]), offer_without_sections=True).offered()
+    doc = manual_doc()
+    store.put("t", build_tree(doc), doc.text)
+    assert tool.offered()

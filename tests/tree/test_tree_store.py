@@ -108,3 +108,22 @@ def test_resolve_by_id_title_or_source(manual_store: TreeStore) -> None:
     assert manual_store.resolve("t", "Pump manual") == "manual"
     assert manual_store.resolve("t", "manual.md") == "manual"
     assert manual_store.resolve("t", "nope") is None
+
+
+def test_has_sections_follows_the_tenants_documents(tmp_path: Path) -> None:
+    store = TreeStore(tmp_path / "t.sqlite")
+    short = passage("p1", "Nolan", "Christopher Nolan was born in London.")
+    store.put("t", build_tree(short), short.text)
+    assert len(build_tree(short).nodes) == 1  # a one-paragraph passage is its root alone
+    assert not store.has_sections("t") and not store.has_sections("empty")
+    doc = manual_doc()
+    store.put("t", build_tree(doc), doc.text)  # a put forgets what was known
+    assert store.has_sections("t") and not store.has_sections("other")
+    store.delete("t", "manual")
+    assert not store.has_sections("t")
+    other = TreeStore(tmp_path / "t.sqlite")  # another process's ingest is seen once the answer is old
+    other.put("t", build_tree(doc), doc.text)
+    assert not store.has_sections("t")
+    assert store.has_sections("t", max_age_s=0.0)
+    other.close()
+    store.close()
