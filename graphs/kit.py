@@ -41,5 +41,5 @@ def make_kit(deps: Deps, *, planning: bool = True, tools: Collection[str] | None
     ``planning=False`` leaves the plan patterns out of the prefix (for callers that never plan).
     """
     names = deps.tools.keys() if tools is None else tools
-    tools = {n: deps.tools[n].description for n in names if n in deps.tools}
-    return Kit(deps=deps, builder=builder_for(tools, planning=planning))
+    described = {n: deps.tools[n].description for n in names if n in deps.tools}
+    return Kit(deps=deps, builder=builder_for(described, planning=planning))

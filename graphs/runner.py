@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Collection
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -42,8 +42,8 @@ class RunRequest(BaseModel):
     """``resume: true`` continues the thread's interrupted run from its last checkpoint."""
 
 
-def _allowed(deps: Deps, request: RunRequest, emit: Emit) -> list[str]:
-    names = offered_tools(deps.tools) if request.tools is None else list(dict.fromkeys(request.tools))
+def _allowed(deps: Deps, request: RunRequest, emit: Emit, offered: list[str]) -> list[str]:
+    names = offered if request.tools is None else list(dict.fromkeys(request.tools))
     unknown = [n for n in names if n not in deps.tools]
     if unknown:
         emit(
@@ -77,16 +77,16 @@ def cut_off_answer(state: AgentState) -> Answer:
     return Answer(text=strip_citations(draft), citations=citations(state, draft))
 
 
-def graph_of(deps: Deps, allowed: Sequence[str] = ()) -> Any:
-    """The compiled graph for ``deps`` whose prefix describes the offered tools plus any a run names beyond them.
+def graph_of(deps: Deps, tools: Collection[str]) -> Any:
+    """The compiled graph for ``deps`` whose prefix describes ``tools`` (the offered ones plus any a run names).
 
     Compiled once per such tool set and kept in ``deps.extras``: runs over the same tenant share one prefix.
     """
-    tools = tuple(sorted({*offered_tools(deps.tools), *allowed}))
+    key = tuple(sorted(tools))
     graphs: dict[tuple[str, ...], Any] = deps.extras.setdefault("graphs", {})
-    if tools not in graphs:
-        graphs[tools] = build_graph(deps, tools=tools)
-    return graphs[tools]
+    if key not in graphs:
+        graphs[key] = build_graph(deps, tools=key)
+    return graphs[key]
 
 
 async def stream_run(deps: Deps, request: RunRequest) -> AsyncIterator[Envelope]:
@@ -97,9 +97,10 @@ async def stream_run(deps: Deps, request: RunRequest) -> AsyncIterator[Envelope]
 
     async def produce(emit: Emit) -> Done:
         started = deps.clock()
-        allowed = _allowed(deps, request, emit)
+        offered = offered_tools(deps.tools)  # asks each tool once per run (tree_search: its store)
+        allowed = _allowed(deps, request, emit, offered)
         emit(RunStarted(question=request.question, thread_id=thread_id, tools=allowed))
-        graph = graph_of(deps, allowed)
+        graph = graph_of(deps, {*offered, *allowed})
         config: dict[str, Any] = {
             "configurable": {"thread_id": thread_id},
             "recursion_limit": cfg.max_steps * 2 + 10,
