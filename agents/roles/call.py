@@ -8,6 +8,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from agents.llm import CallOptions, Completion, LLMBackend, complete_structured
+from agents.llm.bounds import token_budget
 from agents.prompting import Block, PromptBuilder
 
 T = TypeVar("T", bound=BaseModel)
@@ -20,8 +21,12 @@ async def structured(
     instruction: str,
     model_cls: type[T],
     *,
-    max_tokens: int,
+    max_tokens: int | None = None,
 ) -> tuple[T, list[Completion]]:
-    """Build (prefix, context, instruction), ask for ``model_cls`` JSON; one retry on invalid output."""
+    """Build (prefix, context, instruction), ask for ``model_cls`` JSON; one retry on invalid output.
+
+    ``max_tokens`` defaults to the longest reply the schema admits, so a valid reply is never cut off.
+    """
     messages = builder.build(context, instruction)
-    return await complete_structured(llm, messages, model_cls, options=CallOptions(max_tokens=max_tokens))
+    budget = max_tokens if max_tokens is not None else token_budget(model_cls.model_json_schema())
+    return await complete_structured(llm, messages, model_cls, options=CallOptions(max_tokens=budget))

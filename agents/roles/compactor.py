@@ -62,4 +62,4 @@ async def compact(
 ) -> tuple[CompactOut, list[Completion]]:
     """Ask for one short note that keeps the useful facts of ``labels``."""
     instruction = render("compactor", labels=", ".join(labels))
-    return await structured(llm, builder, context, instruction, CompactOut, max_tokens=160)
+    return await structured(llm, builder, context, instruction, CompactOut)

@@ -19,7 +19,7 @@ async def decide(
 ) -> tuple[DecideOut, list[Completion]]:
     """Ask whether sub-question ``n`` is answered, and the short answer."""
     instruction = render("decider", n=n, subq=subq)
-    return await structured(llm, builder, context, instruction, DecideOut, max_tokens=64)
+    return await structured(llm, builder, context, instruction, DecideOut)
 
 
 TOOL_ORDER = ("vector_search", "graph_search", "tree_search")

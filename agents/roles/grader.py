@@ -27,7 +27,7 @@ async def grade(
     """Ask which of ``labels`` help; the schema admits only those labels."""
     instruction = render("grader", labels=", ".join(labels), subq=subq)
     model_cls = cast(type[GradeOut], narrowed(GradeOut, "relevant", labels, len(labels)))
-    return await structured(llm, builder, context, instruction, model_cls, max_tokens=40 + 6 * len(labels))
+    return await structured(llm, builder, context, instruction, model_cls)
 
 
 def keep_rules(

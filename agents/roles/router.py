@@ -26,7 +26,7 @@ async def route(
     """Ask for ``{tools, query, reason}``; ``tools`` is an enum of the allowed names in the schema."""
     instruction = render("router", n=n, subq=subq, tried=tried)
     model_cls = cast(type[RouteOut], narrowed(RouteOut, "tools", sorted(allowed), 2))
-    return await structured(llm, builder, context, instruction, model_cls, max_tokens=96)
+    return await structured(llm, builder, context, instruction, model_cls)
 
 
 def resolve_route(

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, create_model
+
+# Every string and list is bounded, so the longest valid reply is too and a call's token budget covers it
+# (agents.llm.bounds): a model looping inside a string is stopped by the grammar, not cut off mid-JSON.
+SubQuestion = Annotated[str, Field(max_length=160)]
+ToolName = Annotated[str, Field(max_length=40)]
+Label = Annotated[str, Field(max_length=16)]
+Claim = Annotated[str, Field(max_length=300)]
 
 
 class PlanOut(BaseModel):
@@ -12,14 +19,14 @@ class PlanOut(BaseModel):
 
     needs_retrieval: bool
     """False for chit-chat or questions about the conversation itself."""
-    subquestions: list[str] = Field(default_factory=list, max_length=4)
+    subquestions: list[SubQuestion] = Field(default_factory=list, max_length=4)
     """Ordered sub-questions, each answerable by one search."""
 
 
 class RouteOut(BaseModel):
     """The router's choice (the schema sent to the model narrows ``tools`` to the allowed names)."""
 
-    tools: list[str] = Field(max_length=2)
+    tools: list[ToolName] = Field(max_length=2)
     """Tools to run, empty for none."""
     query: str = Field(max_length=160)
     """The search query."""
@@ -30,7 +37,7 @@ class RouteOut(BaseModel):
 class GradeOut(BaseModel):
     """The grader's batched verdict."""
 
-    relevant: list[str] = Field(max_length=12)
+    relevant: list[Label] = Field(max_length=12)
     """Labels of the new evidence items that help answer the sub-question."""
     answer: str = Field(default="", max_length=120)
     """The sub-question's short answer when the evidence states it, else empty."""
@@ -57,7 +64,7 @@ class VerifyOut(BaseModel):
 
     supported: bool
     """True when the cited evidence supports the answer."""
-    unsupported_claims: list[str] = Field(default_factory=list, max_length=3)
+    unsupported_claims: list[Claim] = Field(default_factory=list, max_length=3)
     """Claims the evidence does not support."""
 
 

@@ -16,4 +16,4 @@ async def verify(
 ) -> tuple[VerifyOut, list[Completion]]:
     """Ask whether the cited evidence supports ``draft``."""
     instruction = render("verifier", question=question, draft=draft)
-    return await structured(llm, builder, context, instruction, VerifyOut, max_tokens=96)
+    return await structured(llm, builder, context, instruction, VerifyOut)

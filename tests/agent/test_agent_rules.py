@@ -9,7 +9,7 @@ from agents.roles.answerer import cited_labels, is_not_found, strip_citations
 from agents.roles.compactor import Sized, estimate_tokens, over_budget, pick_for_compaction
 from agents.roles.decider import correction
 from agents.roles.grader import Candidate, keep_rules
-from agents.roles.planner import clean_plan
+from agents.roles.planner import clean_plan, loops
 from agents.roles.prefix import system_prefix
 from agents.roles.router import default_query, resolve_route, with_first_call_tools
 from graphs.budget import stop_reason
@@ -55,6 +55,20 @@ def test_clean_plan_strips_labels_and_puts_the_restated_question_last() -> None:
         "Who directed Jaws?",
         "Where was he born?",
     ]
+
+
+def test_a_looping_step_becomes_the_question_and_goes_last() -> None:
+    q = "Where did the composer of song Just Squeeze Me die?"
+    runaway = (  # a real 1.5B plan step, cut by the schema's 160 characters
+        "Where was #1 born? #2 died? #3 was the composer of #1's song? #4 was #3 born? #5 was #3 died? "
+        "#6 was #3 the composer of #4's song? #7 was #6 born? #8 was #6 in?"
+    )
+    assert loops(runaway) and loops("Who is the actress" + " who played the part of the actress" * 3)
+    assert not loops("Are X and Y both from the same country as #1 and #2?")
+    assert not loops("Who is the composer of the film Herova? Zerova?")
+    assert clean_plan(["Who composed Just Squeeze Me?", runaway], q, 2) == ["Who composed Just Squeeze Me?", q]
+    assert clean_plan([runaway, "Who composed Just Squeeze Me?"], q, 2) == ["Who composed Just Squeeze Me?", q]
+    assert clean_plan([runaway, runaway], q, 2) == [q]
 
 
 def test_first_call_tools_join_before_the_routers_pick() -> None:

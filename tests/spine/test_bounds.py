@@ -1,0 +1,107 @@
+"""Schema length bounds: the longest valid reply of every role fits its token budget, so none is cut off mid-JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from agents.llm import ScriptedLLM
+from agents.llm.bounds import CHARS_PER_TOKEN, UnboundedSchemaError, max_json_chars, token_budget
+from agents.prompting import PromptBuilder
+from agents.roles.grader import grade
+from agents.roles.planner import plan
+from agents.roles.schemas import (
+    CompactOut,
+    DecideOut,
+    GradeOut,
+    PlanOut,
+    RouteOut,
+    VerifyOut,
+    narrowed,
+)
+
+LABELS = [f"E{i}" for i in range(1, 13)]
+ROLE_SCHEMAS: list[type[BaseModel]] = [
+    PlanOut,
+    RouteOut,
+    narrowed(RouteOut, "tools", ["graph_search", "tree_search", "vector_search"], 2),
+    GradeOut,
+    narrowed(GradeOut, "relevant", LABELS[:5], 5),
+    narrowed(GradeOut, "relevant", LABELS, 12),
+    DecideOut,
+    CompactOut,
+    VerifyOut,
+]
+
+
+def test_hand_worked_object() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"ok": {"type": "boolean"}, "say": {"type": "string", "maxLength": 10}},
+    }
+    # '{' + '}' + space, then per field: '"ok"' ': ' space value ',' -> 4+2+6+5+1, '"say"' -> 5+2+6+12+1
+    assert max_json_chars(schema) == 2 + 6 + (4 + 2 + 6 + 5 + 1) + (5 + 2 + 6 + 12 + 1)
+    assert token_budget(schema) == -(-max_json_chars(schema) // CHARS_PER_TOKEN) + 8
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "string"},
+        {"type": "array", "items": {"type": "string", "maxLength": 3}},
+        {"type": "array", "maxItems": 2, "items": {"type": "string"}},
+        {"type": "integer"},
+        {"type": "object", "properties": {"x": {"type": "string"}}},
+    ],
+)
+def test_unbounded_schemas_are_refused(schema: dict[str, Any]) -> None:
+    with pytest.raises(UnboundedSchemaError):
+        token_budget(schema)
+
+
+def _longest(schema: dict[str, Any], defs: dict[str, Any]) -> Any:
+    """The longest value valid for ``schema``: longest enum member, full strings, full lists."""
+    if "$ref" in schema:
+        return _longest(defs[schema["$ref"].rsplit("/", 1)[-1]], defs)
+    if "enum" in schema:
+        return max(schema["enum"], key=lambda v: len(json.dumps(v)))
+    kind = schema["type"]
+    if kind == "boolean":
+        return False
+    if kind == "string":
+        return "x" * schema["maxLength"]
+    if kind == "array":
+        return [_longest(schema["items"], defs) for _ in range(schema["maxItems"])]
+    return {name: _longest(sub, defs) for name, sub in schema["properties"].items()}
+
+
+@pytest.mark.parametrize("model", ROLE_SCHEMAS, ids=lambda m: f"{m.__name__}-{len(json.dumps(m.model_json_schema()))}")
+def test_every_role_reply_is_bounded_and_its_longest_reply_fits(model: type[BaseModel]) -> None:
+    schema = model.model_json_schema()
+    longest = _longest(schema, schema.get("$defs", {}))
+    model.model_validate(longest)  # a reply the model may legally give
+    laid_out = json.dumps(longest, indent=2)  # the layout small models use
+    assert len(laid_out) <= max_json_chars(schema)
+    assert token_budget(schema) * CHARS_PER_TOKEN >= len(laid_out)
+
+
+def test_a_looping_sub_question_is_cut_by_the_schema_not_the_token_cap() -> None:
+    loop = "Who played the part of the actress " + "who played the part of the actress " * 20
+    with pytest.raises(ValueError, match="at most 160 characters"):
+        PlanOut.model_validate({"needs_retrieval": True, "subquestions": [loop]})
+    assert PlanOut.model_json_schema()["properties"]["subquestions"]["items"]["maxLength"] == 160
+
+
+async def test_roles_ask_for_the_budget_of_the_schema_they_send() -> None:
+    llm = ScriptedLLM(['{"needs_retrieval": true, "subquestions": ["Who?"]}', '{"relevant": ["E1"]}'] * 2)
+    builder = PromptBuilder("You are a test.")
+    await plan(llm, builder, [], max_subq=2)
+    assert llm.calls[0][1].max_tokens == token_budget(PlanOut.model_json_schema())
+    await grade(llm, builder, [], labels=LABELS[:3], subq="Who?")
+    await grade(llm, builder, [], labels=LABELS, subq="Who?")
+    few, many = llm.calls[1][1], llm.calls[2][1]
+    assert few.max_tokens == token_budget(few.json_schema or {})
+    assert few.max_tokens is not None and many.max_tokens is not None and few.max_tokens < many.max_tokens
