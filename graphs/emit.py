@@ -9,7 +9,7 @@ from typing import Any
 from langgraph.config import get_stream_writer
 from pydantic import BaseModel
 
-from agents.llm import Completion
+from agents.llm import Completion, LLMOutputError
 from graphs.events import LLMUsage, RunError, StepFinished, StepStarted
 from graphs.state import AgentState, Budget, new_budget
 
@@ -58,9 +58,9 @@ class Meter:
                 )
             )
 
-    def failed(self, role: str, exc: Exception, *, calls: int = 2) -> None:
-        """A role's output stayed invalid after its retry: count the calls, report it, let the run go on."""
-        self.budget["llm_calls"] += calls
+    def failed(self, role: str, exc: LLMOutputError) -> None:
+        """A role's output stayed invalid after its retry: account for its calls, report it, let the run go on."""
+        self.record(role, exc.completions)
         self.emit(RunError(message=f"{role}: {exc}", error_type=type(exc).__name__, recoverable=True))
 
 

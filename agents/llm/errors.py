@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agents.llm.types import Completion
+
 
 class LLMError(Exception):
     """Base class: an LLM backend failed to give a usable answer."""
@@ -22,10 +28,12 @@ class LLMRequestError(LLMError):
 class LLMOutputError(LLMError):
     """The model's output did not validate against the requested schema, even after one retry."""
 
-    def __init__(self, message: str, *, raw: str) -> None:
+    def __init__(self, message: str, *, raw: str, completions: Sequence[Completion] = ()) -> None:
         super().__init__(message)
         self.raw = raw
         """The last raw output, for the trace."""
+        self.completions: tuple[Completion, ...] = tuple(completions)
+        """The calls that produced the invalid outputs: they cost tokens like any other."""
 
 
 class ModelFileError(LLMError):

@@ -49,6 +49,7 @@ async def complete_structured(
                 raise LLMOutputError(
                     f"model output is not a valid {model_cls.__name__} after one retry: {exc}",
                     raw=completion.text,
+                    completions=calls,
                 ) from exc
             convo += [
                 {"role": "assistant", "content": completion.text},

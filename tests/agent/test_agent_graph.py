@@ -410,6 +410,13 @@ async def test_malformed_output_is_retried_then_reported(make_deps: MakeDeps) ->
     plan = of_kind(envs, "step_finished")[0].summary
     assert plan["subquestions"] == ["Who directed Inception?"]  # fell back to the question itself
     assert of_kind(envs, "answer")[0].text == "Christopher Nolan"
+    # the two invalid replies cost tokens like any others: they are in the usage events and the totals
+    usage = of_kind(envs, "usage")
+    assert [u.output for u in usage if u.role == "planner"] == ["not json", "still not json"]
+    totals = of_kind(envs, "done")[0].totals
+    assert totals["llm_calls"] == len(usage) == 5
+    assert totals["prompt_tokens"] == sum(u.prompt_tokens for u in usage)
+    assert totals["completion_tokens"] == sum(u.completion_tokens for u in usage)
 
 
 async def test_backend_failure_ends_the_run_with_error_not_exception(make_deps: MakeDeps) -> None:

@@ -40,6 +40,7 @@ async def test_invalid_twice_raises_typed_error_with_raw_output() -> None:
     with pytest.raises(LLMOutputError) as info:
         await complete_structured(llm, MSGS, Pick)  # type: ignore[arg-type]
     assert info.value.raw == "still not json"
+    assert [c.text for c in info.value.completions] == ["not json", "still not json"]
     assert llm.remaining == 0
 
 
