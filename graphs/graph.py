@@ -51,11 +51,12 @@ def after_compact(state: AgentState) -> Literal["route", "answer"]:
 
 
 def make_after_answer(kit: Kit) -> Any:
-    """Verify a grounded answer when configured and affordable."""
+    """Verify a grounded answer when configured and affordable (a draft the repair kept has its verdict already)."""
 
     def after_answer(state: AgentState) -> Literal["verify", "finalize"]:
         grounded = state.get("needs_retrieval", True) and not state.get("not_found", False)
-        if kit.cfg.verify and grounded and can_call(state["budget"], kit.cfg):
+        settled = state.get("draft_kept", False)
+        if kit.cfg.verify and grounded and not settled and can_call(state["budget"], kit.cfg):
             return "verify"
         return "finalize"
 

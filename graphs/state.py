@@ -116,6 +116,8 @@ class AgentState(TypedDict, total=False):
     """Unsupported claims the verifier found (drives the one repair)."""
     verified: bool | None
     """Verifier verdict; None when it did not run."""
+    draft_kept: bool
+    """The repair found nothing better than the doubted draft, so the draft stands, unverified."""
     not_found: bool
     """The answer says the knowledge base does not contain it."""
     final: str
@@ -150,6 +152,7 @@ def initial_state(question: str, tools: list[str], started_at: float) -> AgentSt
         "repaired": False,
         "problems": [],
         "verified": None,
+        "draft_kept": False,
         "not_found": False,
         "final": "",
     }

@@ -76,15 +76,19 @@ def make(kit: Kit) -> Any:
         assert done is not None, "LLM stream ended without StreamDone"
         meter.record("answerer", [done])
         text = done.text.strip()
-        fallback = needs and is_not_found(text) and not is_not_found(best := best_supported(state))
+        kept = repair and is_not_found(text)
+        if kept:  # the repair found nothing better: the doubted draft stands, unverified (see draft_kept)
+            text = state.get("draft", "")
+        fallback = not kept and needs and is_not_found(text) and not is_not_found(best := best_supported(state))
         if fallback:  # the model gave up although the plan found an answer: keep the supported finding
             text = best
         return {
             "draft": text,
             "not_found": needs and is_not_found(text),
             "repaired": state.get("repaired", False) or repair,
+            "draft_kept": kept,
             "problems": [],
-            SUMMARY_KEY: {"repair": repair, "chars": len(text), "fallback": fallback},
+            SUMMARY_KEY: {"repair": repair, "chars": len(text), "fallback": fallback, "draft_kept": kept},
         }
 
     return run

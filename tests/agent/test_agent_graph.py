@@ -345,6 +345,27 @@ async def test_verify_failure_repairs_once(make_deps: MakeDeps) -> None:
     assert answer.text == "London" and answer.verified is True and llm.remaining == 0
 
 
+async def test_a_repair_that_finds_nothing_better_keeps_the_draft_unverified(make_deps: MakeDeps) -> None:
+    # measured: the 1.5B verifier rejected correct yes/no answers, the repair replied NOT FOUND and the run
+    # answered the last step's finding instead ("Syria" for "Are X and Y in the same country?")
+    llm = ScriptedLLM(
+        [
+            *two_hop_script()[:4],
+            j(supported=False, unsupported_claims=["Nolan was born in London"]),
+            "NOT FOUND",
+        ]
+    )
+    envs = await run_all(make_deps(llm), Q2)
+    assert llm.remaining == 0  # no second verification of the same draft
+    nodes = [e.node for e in of_kind(envs, "step_started")]
+    assert nodes[-4:] == ["answer", "verify", "answer", "finalize"]
+    answer = of_kind(envs, "answer")[0]
+    assert answer.text == "London" and answer.verified is False and not answer.not_found
+    assert [c.doc_id for c in answer.citations] == ["p-born"]
+    repair = [s.summary for s in of_kind(envs, "step_finished") if s.node == "answer"][-1]
+    assert repair["repair"] is True and repair["draft_kept"] is True
+
+
 async def test_failed_tool_is_reported_and_the_agent_switches(make_deps: MakeDeps) -> None:
     graph = ListTool("graph_search", fail=True)
     llm = ScriptedLLM(
