@@ -20,13 +20,11 @@ async def structured(
     context: Sequence[Block],
     instruction: str,
     model_cls: type[T],
-    *,
-    max_tokens: int | None = None,
 ) -> tuple[T, list[Completion]]:
     """Build (prefix, context, instruction), ask for ``model_cls`` JSON; one retry on invalid output.
 
-    ``max_tokens`` defaults to the longest reply the schema admits, so a valid reply is never cut off.
+    ``max_tokens`` is the longest reply the schema admits, so a valid reply is never cut off.
     """
     messages = builder.build(context, instruction)
-    budget = max_tokens if max_tokens is not None else token_budget(model_cls.model_json_schema())
+    budget = token_budget(model_cls.model_json_schema())
     return await complete_structured(llm, messages, model_cls, options=CallOptions(max_tokens=budget))
