@@ -15,6 +15,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, Field, create_model
 
 from agents.llm import CallOptions, LLMBackend, LLMError, LLMOutputError, Usage, complete_structured
+from agents.llm.bounds import token_budget
 from agents.prompting import Block, PromptBuilder
 from knowledge.trees import Choice, NavigationError, NodeView
 
@@ -65,10 +66,9 @@ def picks_model(keys: Sequence[str], beam: int) -> type[BaseModel]:
 class LLMNavigator:
     """``Navigator`` backed by an LLM via ``complete_structured`` and the shared prompt layout."""
 
-    def __init__(self, llm: LLMBackend, *, system_prefix: str = SYSTEM_PREFIX, max_tokens: int = 256) -> None:
+    def __init__(self, llm: LLMBackend, *, system_prefix: str = SYSTEM_PREFIX) -> None:
         self.llm = llm
         self.builder = PromptBuilder(system_prefix)
-        self.max_tokens = max_tokens
         self.llm_calls = 0
         """LLM calls made so far (a schema retry counts)."""
         self.usage: list[Usage] = []
@@ -88,9 +88,10 @@ class LLMNavigator:
         if note:
             instruction += f"\n{note}"
         messages = self.builder.build(context, instruction)
-        options = CallOptions(max_tokens=self.max_tokens, temperature=0.0)
+        model = picks_model(keys, beam)
+        options = CallOptions(max_tokens=token_budget(model.model_json_schema()), temperature=0.0)
         try:
-            parsed, calls = await complete_structured(self.llm, messages, picks_model(keys, beam), options=options)
+            parsed, calls = await complete_structured(self.llm, messages, model, options=options)
         except LLMOutputError as exc:  # the reply was invalid twice
             self.llm_calls += 2
             raise NavigationError(str(exc)) from exc

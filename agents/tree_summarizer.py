@@ -18,6 +18,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, Field, create_model
 
 from agents.llm import CallOptions, LLMBackend, LLMError, LLMOutputError, Usage, complete_structured
+from agents.llm.bounds import token_budget
 from agents.prompting import Block, PromptBuilder
 from knowledge.trees import DocNode, DocTree, TreeStore
 
@@ -30,10 +31,6 @@ SYSTEM_PREFIX = (
     '{"summaries": [{"section": "<its name>", "summary": "<one sentence>"}, ...]}, one entry per section, in the '
     "order given."
 )
-
-
-TOKENS_PER_ENTRY = 128
-"""Completion tokens allowed per summarised node (a cut-off reply is invalid JSON: the whole batch fails)."""
 
 
 @dataclass
@@ -178,10 +175,10 @@ class TreeSummarizer:
         listing = "\n\n".join(f"[{name}]\n{t}" for name, (_, t) in zip(names, part, strict=True))
         instruction = f"Write one summary for each of the {len(part)} sections above, in order."
         messages = self.builder.build([Block("Document", doc_title), Block("Sections", listing)], instruction)
-        # per entry: its fixed name, a summary of at most 240 characters, JSON punctuation
-        options = CallOptions(max_tokens=TOKENS_PER_ENTRY * len(part) + 32, temperature=0.0)
+        model = summaries_model(names)  # each entry: its fixed name and a summary of at most 240 characters
+        options = CallOptions(max_tokens=token_budget(model.model_json_schema()), temperature=0.0)
         try:
-            parsed, calls = await complete_structured(self.llm, messages, summaries_model(names), options=options)
+            parsed, calls = await complete_structured(self.llm, messages, model, options=options)
         except LLMOutputError as exc:
             report.llm_calls += 2
             report.errors.append(f"{doc_title}: {exc}")

@@ -46,8 +46,10 @@ def max_json_chars(schema: dict[str, Any], defs: dict[str, Any] | None = None) -
     if kind == "array":
         if "maxItems" not in schema:
             raise UnboundedSchemaError("a list without maxItems")
-        item = max_json_chars(schema.get("items", {}), defs)
-        return 2 + SPACE + int(schema["maxItems"]) * (item + 1 + SPACE)
+        fixed = [max_json_chars(item, defs) for item in schema.get("prefixItems", [])][: int(schema["maxItems"])]
+        rest = int(schema["maxItems"]) - len(fixed)
+        items = fixed + ([max_json_chars(schema.get("items", {}), defs)] * rest if rest else [])
+        return 2 + SPACE + sum(item + 1 + SPACE for item in items)
     if kind == "object":
         props = schema.get("properties", {})
         fields = sum(len(json.dumps(name)) + 2 + SPACE + max_json_chars(sub, defs) + 1 for name, sub in props.items())

@@ -22,6 +22,9 @@ from agents.roles.schemas import (
     VerifyOut,
     narrowed,
 )
+from agents.tree_navigator import LLMNavigator, picks_model
+from agents.tree_summarizer import summaries_model
+from knowledge.trees import NodeView
 
 LABELS = [f"E{i}" for i in range(1, 13)]
 ROLE_SCHEMAS: list[type[BaseModel]] = [
@@ -34,6 +37,8 @@ ROLE_SCHEMAS: list[type[BaseModel]] = [
     DecideOut,
     CompactOut,
     VerifyOut,
+    picks_model(["d1", "d1:s2", "a-much-longer-document-id:s12"], 3),
+    summaries_model(["Intro", "Methods and the results of the second trial"]),
 ]
 
 
@@ -68,13 +73,16 @@ def _longest(schema: dict[str, Any], defs: dict[str, Any]) -> Any:
         return _longest(defs[schema["$ref"].rsplit("/", 1)[-1]], defs)
     if "enum" in schema:
         return max(schema["enum"], key=lambda v: len(json.dumps(v)))
+    if "const" in schema:
+        return schema["const"]
     kind = schema["type"]
     if kind == "boolean":
         return False
     if kind == "string":
         return "x" * schema["maxLength"]
     if kind == "array":
-        return [_longest(schema["items"], defs) for _ in range(schema["maxItems"])]
+        fixed = [_longest(item, defs) for item in schema.get("prefixItems", [])]
+        return fixed + [_longest(schema["items"], defs) for _ in range(schema["maxItems"] - len(fixed))]
     return {name: _longest(sub, defs) for name, sub in schema["properties"].items()}
 
 
@@ -105,3 +113,21 @@ async def test_roles_ask_for_the_budget_of_the_schema_they_send() -> None:
     few, many = llm.calls[1][1], llm.calls[2][1]
     assert few.max_tokens == token_budget(few.json_schema or {})
     assert few.max_tokens is not None and many.max_tokens is not None and few.max_tokens < many.max_tokens
+
+
+def test_a_fixed_tuple_counts_each_of_its_items() -> None:
+    schema = summaries_model(["A", "Section B"]).model_json_schema()
+    tuple_schema = schema["properties"]["summaries"]
+    one = {"type": "array", "maxItems": 1, "prefixItems": tuple_schema["prefixItems"][:1]}
+    assert max_json_chars(tuple_schema) > max_json_chars(one) + 240  # the second summary is counted too
+
+
+async def test_the_tree_navigator_asks_for_the_budget_of_its_schema() -> None:
+    llm = ScriptedLLM(['{"choices": [{"reason": "x", "id": "d2"}]}'] * 2)
+    level = [NodeView(key=k, title=k, summary="", children=0) for k in ("d1", "d2")]
+    navigator = LLMNavigator(llm)
+    await navigator.choose("Where?", level, 1)
+    await navigator.choose("Where?", level, 3)
+    one, three = llm.calls[0][1], llm.calls[1][1]
+    assert one.max_tokens == token_budget(one.json_schema or {})
+    assert one.max_tokens is not None and three.max_tokens is not None and one.max_tokens < three.max_tokens
