@@ -124,7 +124,7 @@ class Answer(_Event):
     not_found: bool = False
     """True when the knowledge base did not contain the answer."""
     verified: bool | None = None
-    """Verifier verdict; None when verification did not run."""
+    """Verifier verdict; None when verification did not run (turned off, no LLM call left, a bare yes/no)."""
 
 
 class LLMUsage(_Event):

@@ -8,6 +8,7 @@ from typing import Any, Literal, cast
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
+from agents.roles.answerer import is_yes_no
 from graphs.budget import can_call
 from graphs.deps import Deps
 from graphs.emit import step
@@ -51,11 +52,12 @@ def after_compact(state: AgentState) -> Literal["route", "answer"]:
 
 
 def make_after_answer(kit: Kit) -> Any:
-    """Verify a grounded answer when configured and affordable (a draft the repair kept has its verdict already)."""
+    """Verify a grounded answer when configured and affordable (a draft the repair kept has its verdict already;
+    a bare yes/no is checked only with ``verify_yes_no``)."""
 
     def after_answer(state: AgentState) -> Literal["verify", "finalize"]:
         grounded = state.get("needs_retrieval", True) and not state.get("not_found", False)
-        settled = state.get("draft_kept", False)
+        settled = state.get("draft_kept", False) or (not kit.cfg.verify_yes_no and is_yes_no(state.get("draft", "")))
         if kit.cfg.verify and grounded and not settled and can_call(state["budget"], kit.cfg):
             return "verify"
         return "finalize"

@@ -202,6 +202,11 @@ class AgentConfig(BaseModel):
     restating the question), so 2 is the default; raise it for larger models and 3-4 hop questions."""
     verify: bool = True
     """Check the answer's claims against the cited evidence (one repair attempt)."""
+    verify_yes_no: bool = False
+    """Also verify a bare yes/no answer. Off by default: the verdict is about a conclusion no passage states
+    ("No" to "are X and Y in the same country?"), and on the three dev sets (1.5B, 99 runs) the verifier got 14
+    of 15 yes/no answers backwards (rejected 10 right ones, accepted 4 wrong ones); such answers go out unchecked
+    (``verified`` null) instead of wrongly flagged."""
     passage_words: int = 120
     """Evidence text is cut to this many words in prompts (keeps prefill affordable on CPU)."""
     answer_max_tokens: int = 128

@@ -16,6 +16,7 @@ NOT_FOUND_TEXT = "The knowledge base does not contain the answer."
 
 _BRACKETS = re.compile(r"\[([^\]]{1,60})\]")
 _LABEL = re.compile(r"\bE(\d{1,4})\b")
+_YES_NO = re.compile(r"^(?:yes|no)(?:$|[.,;:!])", re.IGNORECASE)
 _PLACEHOLDER = re.compile(r"^\s*(?:<answer>|\[answer\]|answer\s*:)\s*", re.IGNORECASE)
 """A copy of the format's ``<answer>`` slot (or ``Answer:``) that small models put before the answer."""
 
@@ -66,3 +67,8 @@ def is_not_found(text: str) -> bool:
     """True when the reply says the evidence does not contain the answer."""
     body = strip_citations(text).upper().lstrip("[(\"'` ")
     return not body or body.startswith(NOT_FOUND)
+
+
+def is_yes_no(text: str) -> bool:
+    """True when the answer is a bare yes or no (``No [E2]``, ``Yes, both are American``; not ``No Doubt``)."""
+    return bool(_YES_NO.match(strip_citations(text)))

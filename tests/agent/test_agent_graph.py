@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from agent_support import ListTool, MakeDeps, cite, grade_by, j, kinds, of_kind, prompts, run_all
 
 from agents.llm import LLMUnavailableError, MeteredLLM, ScriptedLLM
@@ -364,6 +365,20 @@ async def test_a_repair_that_finds_nothing_better_keeps_the_draft_unverified(mak
     assert [c.doc_id for c in answer.citations] == ["p-born"]
     repair = [s.summary for s in of_kind(envs, "step_finished") if s.node == "answer"][-1]
     assert repair["repair"] is True and repair["draft_kept"] is True
+
+
+@pytest.mark.parametrize("verify_yes_no", [False, True])
+async def test_a_bare_yes_no_answer_is_verified_only_when_asked(make_deps: MakeDeps, verify_yes_no: bool) -> None:
+    # measured: the 1.5B verifier got 14 of 15 yes/no answers backwards, so by default they go out unchecked
+    script = [*two_hop_script()[:3], cite("born in London", "No"), OK]
+    llm = ScriptedLLM(script if verify_yes_no else script[:-1])
+    envs = await run_all(make_deps(llm, verify_yes_no=verify_yes_no), "Was the director of Inception born in Paris?")
+    assert llm.remaining == 0
+    nodes = [e.node for e in of_kind(envs, "step_started")]
+    assert nodes[-3:] == (["answer", "verify", "finalize"] if verify_yes_no else ["decide", "answer", "finalize"])
+    answer = of_kind(envs, "answer")[0]
+    assert answer.text == "No" and answer.verified is (True if verify_yes_no else None)
+    assert [c.doc_id for c in answer.citations] == ["p-born"]
 
 
 async def test_failed_tool_is_reported_and_the_agent_switches(make_deps: MakeDeps) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agents.prompts import PromptTemplateError, render
-from agents.roles.answerer import cited_labels, is_not_found, strip_citations
+from agents.roles.answerer import cited_labels, is_not_found, is_yes_no, strip_citations
 from agents.roles.compactor import Sized, estimate_tokens, over_budget, pick_for_compaction
 from agents.roles.decider import correction
 from agents.roles.grader import Candidate, keep_rules
@@ -176,6 +176,16 @@ def test_citation_helpers() -> None:
     assert is_not_found("NOT FOUND") and is_not_found("not found [E1]") and is_not_found(" ")
     assert not is_not_found("London [E3]")
     assert is_not_found("[NOT FOUND]") and is_not_found('"Not found."')  # small models wrap it
+
+
+@pytest.mark.parametrize("text", ["No", "no [E2]", "Yes.", "YES [E1, E3]", "No, both are American [E4]", "yes!"])
+def test_bare_yes_no_answers_are_recognised(text: str) -> None:
+    assert is_yes_no(text)
+
+
+@pytest.mark.parametrize("text", ["No Doubt [E1]", "Nobody", "Yesterday", "Norway", "", "NOT FOUND", "Maybe yes"])
+def test_answers_that_merely_start_like_yes_or_no_are_not(text: str) -> None:
+    assert not is_yes_no(text)
 
 
 def test_add_candidates_labels_in_first_seen_order_and_skips_kept() -> None:
