@@ -214,7 +214,7 @@ function renderRun(data) {
         <span data-testid="run-cached-share">cached share ${fmtPct(share)}</span>
         <span>thread <code>${esc(run.thread_id || "–")}</code></span>
       </div>
-      ${answerBox(run, steps)}
+      ${answerBox(run, steps, root)}
       <h2>Agent graph</h2>
       ${graphSvg(ui.graph, trace.path)}
       <h2>Steps <small>${trace.spans.length} spans</small></h2>
@@ -247,9 +247,22 @@ function inner(s, kids, t0, tEnd) {
   return detail(s) + childGroups(kids.get(s.id) || [], kids, t0, tEnd);
 }
 
-function answerBox(run, steps) {
+// The verifier's verdict on the final answer (the answer event's ``verified``: true, false or null).
+const VERDICTS = new Map([
+  [true, ["v-ok", "verified against its citations"]],
+  [false, ["v-doubt", "not verified: the verifier doubted a claim and the repair found nothing better"]],
+]);
+
+function verdict(root) {
+  const attrs = (root && root.attributes) || {};
+  if (!("verified" in attrs) || attrs.not_found) return "";
+  const [cls, text] = VERDICTS.get(attrs.verified) || ["v-none", "not checked by the verifier"];
+  return `<p class="verdict ${cls}" data-testid="run-verdict">${esc(text)}</p>`;
+}
+
+function answerBox(run, steps, root) {
   if (run.answer) {
-    return `<div class="answer" data-testid="run-answer"><h2>Answer</h2><p>${esc(run.answer)}</p>${citations(run.citations)}</div>`;
+    return `<div class="answer" data-testid="run-answer"><h2>Answer</h2><p>${esc(run.answer)}</p>${verdict(root)}${citations(run.citations)}</div>`;
   }
   const streaming = [...steps].reverse().find((s) => s.attributes.output);
   if (!streaming) return "";

@@ -101,6 +101,7 @@ async def test_chat_live_trace_and_finished_run(page: Any) -> None:
     assert final_steps >= 6
     assert any(0 < n < final_steps for n in seen), f"no partial trace seen while live: {seen}"
     assert "Paris" in (await page.get_by_test_id("run-answer").text_content() or "")
+    assert (await page.get_by_test_id("run-verdict").text_content() or "") == "verified against its citations"
     await page.screenshot(path=str(ARTIFACTS / "03-run-finished.png"), full_page=True)
 
     # open the finished run from the list
