@@ -11,7 +11,8 @@ Per set and strategy: EM, F1, Recall@5 of the evidence retrieved and of the evid
 calls, prompt / cached / uncached / completion tokens (uncached = prefilled, the real cost), the cached share
 of prompt tokens per run (median, and how many runs reach 70 %), wall time p50 / p95; and the issue's two
 targets. With ``--traces RUNS.sqlite`` (the eval's run store) also where the agent's LLM time goes, per role:
-calls, prefilled and generated tokens and seconds per run. Writes ``docs/bench/agent.{json,md}``.
+calls, prefilled and generated tokens and seconds per run, and the verifier's verdicts against the answers'
+scores (does "verified" mean anything on this model?). Writes ``docs/bench/agent.{json,md}``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from agents.roles.answerer import is_yes_no
 from evals.compare import paired_delta
 from evals.metrics import percentile
 
@@ -89,6 +91,28 @@ def role_costs(traces: Path, rows: list[dict[str, Any]]) -> dict[str, dict[str, 
     }
 
 
+def verdicts(traces: Path, rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, int]]]:
+    """Answers by kind (yes/no, other) and the verifier's verdict (verified, doubted, unchecked): right / wrong counts.
+
+    Right = token F1 >= 0.5; the verdict is the ``verified`` of the run's answer event (null: not checked).
+    """
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    names = {True: "verified", False: "doubted", None: "unchecked"}
+    with sqlite3.connect(f"file:{traces}?mode=ro", uri=True) as db:
+        for r in rows:
+            found = db.execute(
+                "SELECT json FROM events WHERE run_id = ? AND kind = 'answer' ORDER BY seq DESC LIMIT 1",
+                (r.get("run_id") or "",),
+            ).fetchone()
+            if found is None or json.loads(found[0]).get("not_found"):
+                continue
+            kind = "yes/no" if is_yes_no(r["answer"] or "") else "other"
+            cell = out.setdefault(kind, {}).setdefault(names[json.loads(found[0]).get("verified")], {})
+            right = "right" if (r["scores"].get("f1") or 0.0) >= 0.5 else "wrong"
+            cell[right] = cell.get(right, 0) + 1
+    return out
+
+
 def tabulate(folders: list[Path], traces: Path | None = None) -> dict[str, Any]:
     """Summaries per set (only the questions both strategies answered, so the pair is like for like)."""
     results: dict[str, Any] = {}
@@ -111,6 +135,7 @@ def tabulate(folders: list[Path], traces: Path | None = None) -> dict[str, Any]:
             }
         if traces is not None:
             results[run["dataset"]]["agent"]["roles"] = role_costs(traces, kept["agent"])
+            results[run["dataset"]]["agent"]["verdicts"] = verdicts(traces, kept["agent"])
     wins = [name for name, by in results.items() if by["agent"]["f1"] > by["single_shot"]["f1"]]
     cached_ok = all(by["agent"]["cached_share_per_run_median"] >= 0.7 for by in results.values())
     targets = {"agent_f1_wins": wins, "f1_target_met": len(wins) >= 2, "cached_share_target_met": cached_ok}
@@ -170,6 +195,22 @@ def markdown(report: dict[str, Any]) -> str:
                     f"| {name} | {role} | {c['calls']} | {c['uncached_tokens']:.0f} | {c['completion_tokens']:.0f} "
                     f"| {c['prefill_s']} | {c['llm_s']} | {c['share_of_llm_s']:.0%} |"
                 )
+    checked = {name: by["agent"]["verdicts"] for name, by in report["results"].items() if "verdicts" in by["agent"]}
+    if checked:
+        lines += [
+            "",
+            "## The verifier's verdicts against the answers' scores (right = F1 ≥ 0.5; not-found answers left out)",
+            "",
+            "| set | answer | verdict | right | wrong | share right |",
+            "|---|---|---|---|---|---|",
+        ]
+        for name, by_kind in checked.items():
+            for kind, by_verdict in sorted(by_kind.items()):
+                for verdict, c in sorted(by_verdict.items()):
+                    right, wrong = c.get("right", 0), c.get("wrong", 0)
+                    lines.append(
+                        f"| {name} | {kind} | {verdict} | {right} | {wrong} | {right / max(right + wrong, 1):.0%} |"
+                    )
     return "\n".join(lines) + "\n"
 
 
