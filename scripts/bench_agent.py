@@ -104,10 +104,11 @@ def verdicts(traces: Path, rows: list[dict[str, Any]]) -> dict[str, dict[str, di
                 "SELECT json FROM events WHERE run_id = ? AND kind = 'answer' ORDER BY seq DESC LIMIT 1",
                 (r.get("run_id") or "",),
             ).fetchone()
-            if found is None or json.loads(found[0]).get("not_found"):
+            event = json.loads(found[0]) if found else {"not_found": True}
+            if event.get("not_found"):
                 continue
             kind = "yes/no" if is_yes_no(r["answer"] or "") else "other"
-            cell = out.setdefault(kind, {}).setdefault(names[json.loads(found[0]).get("verified")], {})
+            cell = out.setdefault(kind, {}).setdefault(names[event.get("verified")], {})
             right = "right" if (r["scores"].get("f1") or 0.0) >= 0.5 else "wrong"
             cell[right] = cell.get(right, 0) + 1
     return out
