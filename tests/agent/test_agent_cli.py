@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from api.cli import app
-from api.cli.ask import describe
+from cli import app
+from cli.ask import describe
 from graphs.events import Answer, Citation, Done, RunError, StepFinished, Token, ToolCall
 
 

@@ -12,9 +12,9 @@ from apitest_support import parse_sse, serve
 
 from agents.llm.openai_compat import OpenAICompatibleLLM
 from api.app import create_app
-from api.cli.serve import ingest_sample
 from api.deps import AppDeps
 from api.wiring import open_app_deps
+from cli.serve import ingest_sample
 from knowledge.settings import Settings
 
 QUESTION = "In which town was the engineer who built the Harrow Point lighthouse born?"

@@ -12,9 +12,9 @@ from apitest_support import MemoryDocuments, ScriptedRun, deps_factory
 from fastapi import FastAPI
 
 from api.app import create_app
-from api.cli.serve import ingest_sample, is_loopback, sample_documents
 from api.deps import AppDeps, DocumentInfo
 from api.logs import JSONFormatter
+from cli.serve import ingest_sample, is_loopback, sample_documents
 from knowledge.settings import Settings
 
 

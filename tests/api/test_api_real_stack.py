@@ -16,13 +16,13 @@ from fastapi import FastAPI
 
 from agents.llm import CallOptions, LLMBackend, Message, ScriptedLLM, StreamDone, StreamEvent
 from api.app import create_app
-from api.cli.serve import sample_documents
 from api.deps import AppDeps
 from api.state import AppState
 from api.wiring import open_app_deps
+from cli.serve import sample_documents
 from knowledge.settings import Settings
 
-SAMPLE_KB = Path(__file__).resolve().parents[2] / "api" / "sample_kb"
+SAMPLE_KB = Path(__file__).resolve().parents[2] / "cli" / "sample_kb"
 
 
 def j(**fields: Any) -> str:

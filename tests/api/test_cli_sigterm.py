@@ -16,7 +16,7 @@ import pytest
 _CHILD = """
 import asyncio, sys
 from pathlib import Path
-from api.cli.signals import interrupt_on_sigterm
+from cli.signals import interrupt_on_sigterm
 from knowledge.graph.falkordb_server import FalkorDBServer
 
 if sys.argv[2] == "handled":

@@ -9,7 +9,7 @@ import pytest
 from graph_helpers import BRIDGE_CORPUS
 from typer.testing import CliRunner
 
-from api.cli import app
+from cli import app
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from api.cli import app
+from cli import app
 from knowledge.embeddings import Embedder
 
 

@@ -10,7 +10,7 @@ import pytest
 from tree_support import MANUAL
 from typer.testing import CliRunner
 
-from api.cli import app
+from cli import app
 from knowledge.settings import TreeConfig
 from knowledge.trees import Choice, NodeView, TreeStore
 from knowledge.trees.lexical import content_words, matched_words

@@ -6,14 +6,14 @@ import logging
 
 import typer
 
-from api.cli import ask as ask_cli
-from api.cli import eval as eval_cli
-from api.cli import graph as graph_cli
-from api.cli import ingest as ingest_cli
-from api.cli import llm as llm_cli
-from api.cli import serve as serve_cli
-from api.cli import signals
-from api.cli import tree as tree_cli
+from cli import ask as ask_cli
+from cli import eval as eval_cli
+from cli import graph as graph_cli
+from cli import ingest as ingest_cli
+from cli import llm as llm_cli
+from cli import serve as serve_cli
+from cli import signals
+from cli import tree as tree_cli
 
 app = typer.Typer(
     name="waypoint",

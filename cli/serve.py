@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SAMPLE_KB = Path(__file__).resolve().parents[1] / "sample_kb"
+SAMPLE_KB = Path(__file__).resolve().parent / "sample_kb"
 """Invented Markdown documents (CC0) about Harrow Point, linked for multi-hop questions."""
 
 
