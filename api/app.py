@@ -17,7 +17,7 @@ from api.metrics import Metrics, RequestMetrics
 from api.routes import chat, documents, openai_compat, ops, runs, traces
 from api.state import AppState
 from api.tenants import KeyRing
-from graphs.trace_store import TraceStore
+from graphs.tracing.store import TraceStore
 from knowledge.settings import Settings
 
 log = logging.getLogger(__name__)

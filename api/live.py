@@ -19,7 +19,7 @@ import anyio
 
 from api.metrics import Metrics
 from graphs.events import Done, Envelope, RunError
-from graphs.trace_store import TraceStore
+from graphs.tracing.store import TraceStore
 
 log = logging.getLogger(__name__)
 

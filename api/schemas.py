@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphs.events import Citation
-from graphs.trace_store import RunRecord
+from graphs.tracing.store import RunRecord
 
 _ID = Field(default=None, min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:-]+$")
 

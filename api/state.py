@@ -12,7 +12,7 @@ from api.jobs import JobStore
 from api.live import OpenStreams
 from api.metrics import Metrics
 from api.tenants import KeyRing
-from graphs.trace_store import TraceStore
+from graphs.tracing.store import TraceStore
 from knowledge.settings import Settings
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from agents.llm import CallOptions, Completion, LLMBackend, LLMUnavailableError, Message
 from evals.datasets import Dataset
 from graphs.deps import Deps, open_deps
-from graphs.trace_store import TraceStore
+from graphs.tracing.store import TraceStore
 from knowledge.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -46,8 +46,8 @@ from graphs.events import (  # noqa: E402
     StepStarted,
     ToolCall,
 )
-from graphs.spans import build_trace  # noqa: E402
-from graphs.trace_store import TraceStore  # noqa: E402
+from graphs.tracing.spans import build_trace  # noqa: E402
+from graphs.tracing.store import TraceStore  # noqa: E402
 from knowledge.models import Evidence  # noqa: E402
 from knowledge.settings import Settings  # noqa: E402
 

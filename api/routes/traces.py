@@ -22,9 +22,9 @@ from api.schemas import RunView
 from api.state import AppState, app_state
 from api.tenants import current_tenant
 from graphs.events import Envelope
-from graphs.otel import OTelExporter
-from graphs.spans import AGENT_EDGES, AGENT_NODES, RunTrace, build_trace
-from graphs.trace_store import RunRecord, RunStatus, TraceStore
+from graphs.tracing.otel import OTelExporter
+from graphs.tracing.spans import AGENT_EDGES, AGENT_NODES, RunTrace, build_trace
+from graphs.tracing.store import RunRecord, RunStatus, TraceStore
 from knowledge.settings import Settings, TracesConfig
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from evals.strategies.base import Strategy, StrategyContext, register_strategy
 from evals.strategies.collect import collect_stream
 from graphs.deps import Deps
 from graphs.events import Envelope
-from graphs.trace_store import TraceStore
+from graphs.tracing.store import TraceStore
 
 StreamFn = Callable[[Deps, Any], AsyncIterator[Envelope]]
 

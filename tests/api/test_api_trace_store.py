@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from graphs.events import Answer, Citation, Done, Envelope, RunStarted, Token
-from graphs.trace_store import TraceStore, TraceStoreError
+from graphs.tracing.store import TraceStore, TraceStoreError
 
 
 @pytest.fixture

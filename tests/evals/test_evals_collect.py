@@ -97,7 +97,7 @@ async def test_no_llm_refuses_loudly() -> None:
 async def test_graph_strategy_keeps_runs_in_the_trace_store(tmp_path: Path) -> None:
     from evals.datasets import Question
     from evals.strategies.agent import GraphStrategy
-    from graphs.trace_store import TraceStore
+    from graphs.tracing.store import TraceStore
 
     async def stream(deps: object, request: dict[str, str]) -> AsyncIterator[Envelope]:
         events = [RunStarted(question=request["q"]), Answer(text="Dijon"), Done(status="ok")]

@@ -11,7 +11,7 @@ from agents.llm.openai_compat import OpenAICompatibleLLM
 from evals.datasets import load_dataset
 from evals.resources import tenant_for
 from evals.runner import EvalConfig, run_eval
-from graphs.trace_store import TraceStore
+from graphs.tracing.store import TraceStore
 from knowledge.settings import AgentConfig, Settings
 
 

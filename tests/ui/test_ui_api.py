@@ -16,7 +16,7 @@ from api.app import create_app
 from api.deps import AppDeps
 from api.routes.traces import decode_cursor
 from graphs.events import Done, LLMUsage, RunStarted
-from graphs.trace_store import TraceStore
+from graphs.tracing.store import TraceStore
 from knowledge.settings import Settings
 
 KEYS = {"key-one": "one", "key-two": "two"}

@@ -19,8 +19,8 @@ from api.app import create_app
 from api.deps import AppDeps, RunSpec
 from api.routes.traces import exporting
 from graphs.events import Envelope
-from graphs.otel import OTelExporter
-from graphs.spans import build_trace
+from graphs.tracing.otel import OTelExporter
+from graphs.tracing.spans import build_trace
 from knowledge.settings import OTelConfig, Settings
 
 

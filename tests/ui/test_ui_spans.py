@@ -9,7 +9,7 @@ from agents.llm import ScriptedLLM
 from graphs.deps import Deps
 from graphs.events import Done, EvidenceFound, LLMUsage, RunError, RunStarted, StepFinished, StepStarted, Token
 from graphs.graph import build_graph
-from graphs.spans import AGENT_EDGES, AGENT_NODES, build_trace
+from graphs.tracing.spans import AGENT_EDGES, AGENT_NODES, build_trace
 from knowledge.settings import Settings
 
 

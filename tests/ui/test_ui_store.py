@@ -10,8 +10,8 @@ from uitest_support import envelopes, full_script
 
 from api.routes.traces import purge_expired
 from graphs.events import Done, LLMUsage, RunStarted, StepStarted
-from graphs.spans import build_trace
-from graphs.trace_store import TraceStore
+from graphs.tracing.spans import build_trace
+from graphs.tracing.store import TraceStore
 from knowledge.settings import TracesConfig
 
 

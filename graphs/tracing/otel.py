@@ -19,7 +19,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor, SpanExporter
 from opentelemetry.trace import Status, StatusCode
 
-from graphs.spans import RunTrace, Span
+from graphs.tracing.spans import RunTrace, Span
 from knowledge.settings import OTelConfig
 
 SCOPE = "waypoint.trace"

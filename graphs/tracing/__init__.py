@@ -1,0 +1,1 @@
+"""Run tracing: spans built from run events, the trace store and OTLP export (imports graphs.events only)."""
