@@ -1,9 +1,9 @@
-"""The default dependencies: the configured LLM, the agent per tenant, the ingestion pipeline.
+"""The API's dependencies over the composition root: the agent per tenant, the ingestion pipeline.
 
-The LLM (and, for the embedded default, its llama.cpp server), the embedder, the vector store and
-the graph and tree indexes (fed by the same ingest, so a delete removes chunks, graph facts and
-tree) are opened once and shared by every tenant; each tenant gets its own ``graphs.deps.Deps`` (tools
-bound to that tenant), opened on the tenant's first run and kept until shutdown.
+``graphs.services.open_services`` opens the LLM (and, for the embedded default, its llama.cpp server),
+the embedder, the vector store, the graph and tree indexes (fed by the same ingest, so a delete removes
+chunks, graph facts and tree) and the state stores once; each tenant's ``Deps`` (tools bound to that
+tenant) come from ``Services.deps_for``. This module only adapts them to ``api.deps.AppDeps``.
 """
 
 from __future__ import annotations
@@ -11,69 +11,33 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 from agents.llm import LLMBackend
-from agents.llm.factory import start_llm
 from agents.tree_summarizer import TreeSummarizer
 from api.deps import AppDeps, DocumentInfo, IngestResult, RunSpec
-from graphs.deps import Deps, open_checkpointer, open_deps
 from graphs.events import Envelope
 from graphs.runner import RunRequest, stream_run
-from knowledge.embeddings import build_embedder
-from knowledge.indexes import Indexes, open_indexes
+from graphs.services import Services, open_services
 from knowledge.ingest import Ingestor, IngestReport
 from knowledge.settings import Settings
-from knowledge.vector_store import open_vector_store
 
 log = logging.getLogger(__name__)
 
-TOOL_NAMES = ["vector_search", "graph_search", "tree_search"]
 
-
-class TenantAgents:
-    """One ``Deps`` per tenant over the shared LLM and checkpointer, opened lazily."""
-
-    def __init__(
-        self, settings: Settings, llm: LLMBackend, checkpointer: Any, stack: AsyncExitStack, indexes: Indexes
-    ) -> None:
-        self._settings = settings
-        self._indexes = indexes
-        self._llm = llm
-        self._checkpointer = checkpointer
-        self._stack = stack
-        self._deps: dict[str, Deps] = {}
-        self._lock = asyncio.Lock()
-
-    async def deps_for(self, tenant: str) -> Deps:
-        """The tenant's Deps (opened on first use)."""
-        async with self._lock:
-            if tenant not in self._deps:
-                cm = open_deps(
-                    self._settings,
-                    tenant=tenant,
-                    llm=self._llm,
-                    checkpointer=self._checkpointer,
-                    indexes=self._indexes,
-                )
-                self._deps[tenant] = await self._stack.enter_async_context(cm)
-            return self._deps[tenant]
-
-    async def run(self, spec: RunSpec) -> AsyncIterator[Envelope]:
-        """Run the agent for one request (the API's ``RunFn``)."""
-        deps = await self.deps_for(spec.tenant)
-        request = RunRequest(
-            question=spec.question,
-            thread_id=spec.thread_id,
-            tenant=spec.tenant,
-            tools=spec.tools,
-            run_id=spec.run_id,
-            options=spec.options,
-        )
-        async for envelope in stream_run(deps, request):
-            yield envelope
+async def run_agent(services: Services, spec: RunSpec) -> AsyncIterator[Envelope]:
+    """Run the agent for one request on the tenant's Deps (the API's ``RunFn``)."""
+    request = RunRequest(
+        question=spec.question,
+        thread_id=spec.thread_id,
+        tenant=spec.tenant,
+        tools=spec.tools,
+        run_id=spec.run_id,
+        options=spec.options,
+    )
+    async for envelope in stream_run(services.deps_for(spec.tenant), request):
+        yield envelope
 
 
 def _result(report: IngestReport) -> IngestResult:
@@ -130,36 +94,27 @@ class IngestorDocuments:
 
 @asynccontextmanager
 async def open_app_deps(settings: Settings, *, llm: LLMBackend | None = None) -> AsyncIterator[AppDeps]:
-    """Start (or take) the LLM, open the stores and the ingestor; close them all at the end."""
-    async with AsyncExitStack() as stack:
-        model = getattr(llm, "model_name", "")
-        if llm is None:
-            runtime = await asyncio.to_thread(start_llm, settings)
-            stack.push_async_callback(runtime.aclose)
-            llm, model = runtime.llm, f"{runtime.backend}:{runtime.model}"
-        checkpointer = await open_checkpointer(stack, settings)
-        embedder = build_embedder(settings)
-        store = open_vector_store(settings)
-        stack.callback(store.close)
-        indexes = stack.enter_context(open_indexes(settings))
-        if indexes.graph is not None:
-            stack.push_async_callback(indexes.graph.store.aclose)
-        ingestor = Ingestor(settings, embedder, store, sinks=indexes.sinks)
-        stack.callback(ingestor.close)
-        agents = TenantAgents(settings, llm, checkpointer, stack, indexes)
+    """Open every service (``open_services``), adapt them to ``AppDeps``; close them all at the end."""
+    async with open_services(settings, llm=llm) as services:
         after: AfterIngest | None = None
         if settings.tree.summaries_on(remote_llm=bool(settings.llm.base_url)):
-            summarizer = TreeSummarizer(llm, indexes.trees, writer=model or "llm", batch=settings.tree.summary_batch)
+            summarizer = TreeSummarizer(
+                services.llm, services.indexes.trees, writer=services.model or "llm", batch=settings.tree.summary_batch
+            )
             after = summarizer.summarize_docs
 
         async def store_ready() -> bool:
-            await asyncio.to_thread(store.count, settings.default_tenant)
+            await asyncio.to_thread(services.vectors.count, settings.default_tenant)
             return True
 
+        async def run(spec: RunSpec) -> AsyncIterator[Envelope]:
+            async for envelope in run_agent(services, spec):
+                yield envelope
+
         yield AppDeps(
-            run=agents.run,
-            documents=IngestorDocuments(ingestor, after=after),
-            ready_checks={"llm": llm.health, "vector_store": store_ready},
-            tool_names=TOOL_NAMES,
-            model=model,
+            run=run,
+            documents=IngestorDocuments(services.ingestor, after=after),
+            ready_checks={"llm": services.llm.health, "vector_store": store_ready},
+            tool_names=services.tool_names(),
+            model=services.model,
         )

@@ -69,8 +69,8 @@ def ask(
 ) -> None:
     """Ask the agent a question; stream its steps and the cited answer."""
     from agents.llm import LLMError
-    from graphs.deps import open_deps
     from graphs.runner import RunRequest, stream_run
+    from graphs.services import open_deps
     from knowledge.settings import Settings
 
     console = Console()

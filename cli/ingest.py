@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, cast
 
@@ -11,7 +13,8 @@ from rich.console import Console
 from rich.table import Table
 
 if TYPE_CHECKING:
-    from knowledge.ingest import IngestReport, Progress
+    from knowledge.ingest import Ingestor, IngestReport, Progress
+    from knowledge.models import Evidence
     from knowledge.vector_store import SearchMode
 
 _MODES = ("hybrid", "dense", "sparse")
@@ -30,43 +33,36 @@ def ingest(
     delete: Annotated[list[str] | None, typer.Option("--delete", help="Delete a document by id (repeatable).")] = None,
 ) -> None:
     """Ingest documents incrementally: unchanged ones are skipped, changed ones replaced."""
-    from knowledge.embeddings import build_embedder
-    from knowledge.indexes import open_indexes
-    from knowledge.ingest import Ingestor
+    from graphs.services import open_services
     from knowledge.loaders import discover
     from knowledge.settings import Settings
-    from knowledge.vector_store import open_vector_store
 
     console = Console()
     if not paths and corpus is None and not delete:
         console.print("[red]give PATH..., --corpus FILE.jsonl or --delete DOC_ID[/red]")
         raise typer.Exit(2)
     settings = Settings()
-    tenant = tenant or settings.default_tenant
-    with console.status("loading the embedding model..."):
-        embedder = build_embedder(settings)
-    store = open_vector_store(settings)
-    with open_indexes(settings) as indexes:
-        ingestor = Ingestor(settings, embedder, store, sinks=indexes.sinks)
-        try:
-            for doc_id in delete or []:
-                found = ingestor.delete_document(doc_id, tenant)
-                console.print(f"{'deleted' if found else 'not found'}: {doc_id}")
-            if corpus is not None:
-                total = _count_lines(corpus)
-                _show(
-                    console,
-                    _with_progress(console, total, lambda p: ingestor.ingest_corpus(corpus, tenant, progress=p)),
-                )
-            if paths:
-                files = list(discover(paths))
-                total = sum(_count_lines(f) if f.suffix.lower() == ".jsonl" else 1 for f in files)
-                _show(
-                    console, _with_progress(console, total, lambda p: ingestor.ingest_paths(files, tenant, progress=p))
-                )
-        finally:
-            ingestor.close()
-            store.close()
+    who = tenant or settings.default_tenant
+
+    def work(ingestor: Ingestor) -> None:
+        for doc_id in delete or []:
+            found = ingestor.delete_document(doc_id, who)
+            console.print(f"{'deleted' if found else 'not found'}: {doc_id}")
+        if corpus is not None:
+            total = _count_lines(corpus)
+            _show(console, _with_progress(console, total, lambda p: ingestor.ingest_corpus(corpus, who, progress=p)))
+        if paths:
+            files = list(discover(paths))
+            total = sum(_count_lines(f) if f.suffix.lower() == ".jsonl" else 1 for f in files)
+            _show(console, _with_progress(console, total, lambda p: ingestor.ingest_paths(files, who, progress=p)))
+
+    async def run() -> None:
+        async with AsyncExitStack() as stack:
+            with console.status("loading the embedding model..."):
+                services = await stack.enter_async_context(open_services(settings, start=False))
+            await asyncio.to_thread(work, services.ingestor)
+
+    asyncio.run(run())
 
 
 def search(
@@ -76,10 +72,9 @@ def search(
     tenant: str | None = typer.Option(None, "--tenant", "-t", help="Tenant (default: settings.default_tenant)."),
 ) -> None:
     """Search the tenant's documents and print ranked evidence."""
-    from knowledge.embeddings import build_embedder
+    from graphs.services import open_services
     from knowledge.settings import Settings
     from knowledge.sparse import BM25Encoder
-    from knowledge.vector_store import open_vector_store
     from tools.base import ToolError
     from tools.vector_search import VectorSearchTool
 
@@ -89,18 +84,20 @@ def search(
         raise typer.Exit(2)
     settings = Settings()
     cfg = settings.ingest
-    with console.status("loading the embedding model..."):
-        embedder = build_embedder(settings)
-    store = open_vector_store(settings)
     encoder = BM25Encoder(cfg.bm25_k1, cfg.bm25_b, cfg.bm25_avg_len)
-    tool = VectorSearchTool(embedder, store, tenant or settings.default_tenant, encoder=encoder)
+    who = tenant or settings.default_tenant
+
+    async def run() -> list[Evidence]:
+        async with open_services(settings, start=False, graph=False) as services:
+            tool = VectorSearchTool(services.embedder, services.vectors, who, encoder=encoder)
+            return await asyncio.to_thread(tool.search_sync, query, k=k, mode=cast("SearchMode", mode))
+
     try:
-        evidence = tool.search_sync(query, k=k, mode=cast("SearchMode", mode))
+        with console.status("loading the embedding model..."):
+            evidence = asyncio.run(run())
     except ToolError as exc:
         console.print(f"[red]{exc}[/red]")
         raise typer.Exit(1) from exc
-    finally:
-        store.close()
     if not evidence:
         console.print("no results")
     for rank, ev in enumerate(evidence, start=1):

@@ -1,23 +1,24 @@
-"""Lazily opened, shared eval resources: the dataset's isolated tenant (ingested once) and the run ``Deps``."""
+"""Lazily opened, shared eval resources: the services (opened once), the dataset's tenant (ingested once), its Deps."""
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack
 from typing import Any
 
-from agents.llm import CallOptions, Completion, LLMBackend, LLMUnavailableError, Message
 from evals.datasets import Dataset
-from graphs.deps import Deps, open_deps
+from graphs.deps import Deps
+from graphs.public import LLMBackend, NoLLM
+from graphs.services import Services, open_services
 from graphs.tracing.store import TraceStore
 from knowledge.settings import Settings
 
 log = logging.getLogger(__name__)
+
+__all__ = ["EvalResources", "NoLLM", "ingest_corpus", "tenant_for"]
 
 
 def tenant_for(dataset: Dataset) -> str:
@@ -26,62 +27,13 @@ def tenant_for(dataset: Dataset) -> str:
     return f"eval-{safe}-{dataset.corpus_hash[:12]}"
 
 
-async def _maybe_await(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
-
-
-async def _close(obj: Any) -> None:
-    closer = getattr(obj, "aclose", None) or getattr(obj, "close", None)
-    if closer is not None:
-        await _maybe_await(closer())
-
-
-async def ingest_corpus(settings: Settings, dataset: Dataset, tenant: str) -> dict[str, Any]:
+async def ingest_corpus(services: Services, dataset: Dataset, tenant: str) -> dict[str, Any]:
     """Ingest the corpus into ``tenant`` (vectors, graph, trees); return the ingest report as a dict."""
-    from knowledge.embeddings import build_embedder
-    from knowledge.indexes import open_indexes
-    from knowledge.ingest import Ingestor
-    from knowledge.vector_store import open_vector_store
-
-    embedder = build_embedder(settings)
-    store = open_vector_store(settings)
-    try:
-        with open_indexes(settings) as indexes:
-            ingestor = Ingestor(settings, embedder, store, sinks=indexes.sinks)
-            try:
-                report = await asyncio.to_thread(ingestor.ingest_corpus, dataset.corpus_path, tenant)
-            finally:
-                ingestor.close()
-    finally:
-        for obj in (store, embedder):
-            await _close(obj)
-    dump = getattr(report, "model_dump", None)
-    raw: dict[str, Any] = dict(dump(mode="json")) if callable(dump) else {"report": repr(report)}
+    report = await asyncio.to_thread(services.ingestor.ingest_corpus, dataset.corpus_path, tenant)
+    raw: dict[str, Any] = report.model_dump(mode="json")
     if raw.get("failed"):
         log.warning("ingestion of %s failed for %d passages", dataset.corpus_path, len(raw["failed"]))
     return {key: len(value) if isinstance(value, list) else value for key, value in raw.items()}
-
-
-class NoLLM:
-    """The LLM of a retrieval-only eval: any call is a bug, so it fails loudly instead of starting a model."""
-
-    model_name = "none"
-
-    async def stream(self, messages: Sequence[Message], *, options: CallOptions | None = None) -> AsyncIterator[Any]:
-        """Refuse."""
-        raise LLMUnavailableError("this eval runs retrieval only; no LLM was started")
-        yield  # pragma: no cover  (makes this an async generator)
-
-    async def complete(self, messages: Sequence[Message], *, options: CallOptions | None = None) -> Completion:
-        """Refuse."""
-        raise LLMUnavailableError("this eval runs retrieval only; no LLM was started")
-
-    async def health(self) -> bool:
-        """Never healthy."""
-        return False
-
-    async def aclose(self) -> None:
-        """Nothing to close."""
 
 
 class EvalResources:
@@ -95,8 +47,14 @@ class EvalResources:
         self.tenant = tenant_for(dataset)
         self._llm: LLMBackend | None = llm if llm is not None or needs_llm else NoLLM()
         self._stack = AsyncExitStack()
+        self._services: Services | None = None
         self._deps: Deps | None = None
-        self._traces: TraceStore | None = None
+
+    async def services(self) -> Services:
+        """Every service, opened once (``graphs.services.open_services``)."""
+        if self._services is None:
+            self._services = await self._stack.enter_async_context(open_services(self.settings, llm=self._llm))
+        return self._services
 
     async def ensure_ingested(self) -> None:
         """Ingest the corpus into the tenant unless a marker says this exact corpus is already there."""
@@ -104,28 +62,19 @@ class EvalResources:
         if marker.exists():
             return
         log.info("ingesting %s into tenant %r", self.dataset.corpus_path, self.tenant)
-        try:
-            report = await ingest_corpus(self.settings, self.dataset, self.tenant)
-        except ModuleNotFoundError as exc:
-            log.warning("corpus not ingested, ingestion is not available: %s", exc)
-            return
+        report = await ingest_corpus(await self.services(), self.dataset, self.tenant)
         marker.write_text(json.dumps({"corpus": str(self.dataset.corpus_path), "report": report}, indent=1))
 
     async def deps(self) -> Deps:
         """The run Deps (LLM + tools over the eval tenant), ingesting the corpus first."""
         if self._deps is None:
             await self.ensure_ingested()
-            self._deps = await self._stack.enter_async_context(
-                open_deps(self.settings, tenant=self.tenant, llm=self._llm)
-            )
+            self._deps = (await self.services()).deps_for(self.tenant)
         return self._deps
 
-    def traces(self) -> TraceStore:
+    async def traces(self) -> TraceStore:
         """The trace store the viewer reads (``DATA_DIR/runs.sqlite``), so eval runs can be opened there."""
-        if self._traces is None:
-            self._traces = TraceStore.open(self.settings.path("runs.sqlite"))
-            self._stack.callback(self._traces.close)
-        return self._traces
+        return (await self.services()).state.traces
 
     @property
     def opened(self) -> Deps | None:
@@ -133,7 +82,7 @@ class EvalResources:
         return self._deps
 
     async def aclose(self) -> None:
-        """Close Deps (and the LLM server they started)."""
+        """Close every service (and the LLM server they started)."""
         await self._stack.aclose()
+        self._services = None
         self._deps = None
-        self._traces = None

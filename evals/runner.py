@@ -12,7 +12,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from agents.llm import LLMBackend
 from evals.datasets import Dataset, Question
 from evals.errors import EvalError
 from evals.machine import describe_machine
@@ -23,6 +22,7 @@ from evals.store import append_record, load_records, read_meta, records_path, re
 from evals.strategies import Strategy, StrategyContext, build_strategy
 from evals.strategies.base import check_names, needs_llm
 from evals.summary import build_summary
+from graphs.public import LLMBackend
 from knowledge.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -6,8 +6,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from graphs.deps import open_deps
 from graphs.graph import build_graph
+from graphs.services import open_deps
 from knowledge.settings import Settings
 
 

@@ -35,9 +35,10 @@ class Indexes:
 
 
 @contextmanager
-def open_indexes(settings: Settings, *, graph: bool = True) -> Iterator[Indexes]:
+def open_indexes(settings: Settings, *, graph: bool = True, tree_sink: bool = True) -> Iterator[Indexes]:
     """Open the graph (unless ``graph=False``) and tree indexes; a graph store that fails to start is
-    logged and left out, so vector and tree retrieval still work."""
+    logged and left out, so vector and tree retrieval still work. ``tree_sink=False`` keeps the tree
+    store open (for search) but leaves it out of ``sinks``, so an ingest does not build trees."""
     with ExitStack() as stack:
         sinks: list[IngestSink] = []
         runtime: GraphRuntime | None = None
@@ -52,7 +53,8 @@ def open_indexes(settings: Settings, *, graph: bool = True) -> Iterator[Indexes]
             graph_sink = BlockingGraphSink(rt.make_store, FastExtractor())
             stack.callback(graph_sink.close)
             sinks.append(graph_sink)
-        tree_sink, trees = build_tree_sink(settings)
+        sink, trees = build_tree_sink(settings)
         stack.callback(trees.close)
-        sinks.append(tree_sink)
+        if tree_sink:
+            sinks.append(sink)
         yield Indexes(graph=runtime, trees=trees, sinks=sinks)

@@ -17,6 +17,7 @@ import platform
 import statistics
 import time
 from collections import defaultdict
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -60,23 +61,19 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
-def vector_tool(name: str, corpus: Path, work: Path) -> Any:
+async def vector_tool(stack: AsyncExitStack, name: str, corpus: Path, work: Path) -> Any:
     """Hybrid vector search over the corpus (ingested once; the embedding cache makes reruns fast)."""
     try:
-        from knowledge.embeddings import build_embedder
-        from knowledge.ingest import Ingestor
-        from knowledge.vector_store import open_vector_store
+        from graphs.services import open_services
         from tools.vector_search import VectorSearchTool
     except ImportError as exc:
         print(f"vector search unavailable ({exc}); graph only")
         return None
     settings = Settings(data_dir=work / "vector" / name)
-    embedder = build_embedder(settings)
-    store = open_vector_store(settings)
-    ingestor = Ingestor(settings, embedder, store)
-    report = ingestor.ingest_corpus(corpus, "bench")
+    services = await stack.enter_async_context(open_services(settings, start=False, graph=False, trees=False))
+    report = await asyncio.to_thread(services.ingestor.ingest_corpus, corpus, "bench")
     assert not report.failed, report.failed
-    return VectorSearchTool(embedder, store, "bench", encoder=ingestor.encoder)
+    return VectorSearchTool(services.embedder, services.vectors, "bench", encoder=services.ingestor.encoder)
 
 
 async def build_graph(store: FalkorDBStore, tenant: str, passages: list[dict[str, Any]]) -> dict[str, Any]:
@@ -110,25 +107,24 @@ async def bench_set(name: str, store: FalkorDBStore, work: Path) -> dict[str, An
     tenant = name.replace("multihopqa", "")
     result: dict[str, Any] = {"index": await build_graph(store, tenant, passages)}
     tool = GraphSearchTool(store, tenant)
-    vec = await asyncio.to_thread(vector_tool, name, folder / "dev_corpus.jsonl", work)
-    rows: dict[str, list[float]] = defaultdict(list)
-    by_type: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    latency: list[float] = []
-    for q in questions:
-        t0 = time.perf_counter()
-        graph = [e.doc_id for e in await tool.search(q["question"], k=DEPTH)]
-        latency.append(time.perf_counter() - t0)
-        scores = {"graph": recall(q["supporting_passage_ids"], graph)}
-        if vec is not None:
-            hybrid = [e.doc_id for e in await vec.search(q["question"], k=DEPTH)]
-            scores["hybrid"] = recall(q["supporting_passage_ids"], hybrid)
-            scores["hybrid+graph"] = recall(q["supporting_passage_ids"], rrf(hybrid, graph))
-            scores["hybrid+graph_top10"] = recall(q["supporting_passage_ids"], rrf(hybrid[:10], graph[:10]))
-        for key, value in scores.items():
-            rows[key].append(value)
-            by_type[q.get("type", "?")][key].append(value)
-    if vec is not None:
-        vec.store.close()
+    async with AsyncExitStack() as stack:  # the vector services close when scoring is done
+        vec = await vector_tool(stack, name, folder / "dev_corpus.jsonl", work)
+        rows: dict[str, list[float]] = defaultdict(list)
+        by_type: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        latency: list[float] = []
+        for q in questions:
+            t0 = time.perf_counter()
+            graph = [e.doc_id for e in await tool.search(q["question"], k=DEPTH)]
+            latency.append(time.perf_counter() - t0)
+            scores = {"graph": recall(q["supporting_passage_ids"], graph)}
+            if vec is not None:
+                hybrid = [e.doc_id for e in await vec.search(q["question"], k=DEPTH)]
+                scores["hybrid"] = recall(q["supporting_passage_ids"], hybrid)
+                scores["hybrid+graph"] = recall(q["supporting_passage_ids"], rrf(hybrid, graph))
+                scores["hybrid+graph_top10"] = recall(q["supporting_passage_ids"], rrf(hybrid[:10], graph[:10]))
+            for key, value in scores.items():
+                rows[key].append(value)
+                by_type[q.get("type", "?")][key].append(value)
     result["recall_at_5"] = {k: round(100 * statistics.fmean(v), 1) for k, v in rows.items()}
     result["recall_at_5_by_type"] = {
         t: {k: round(100 * statistics.fmean(v), 1) for k, v in d.items()} | {"n": len(next(iter(d.values())))}

@@ -7,6 +7,7 @@ throughput (cold and warm embedding cache) and query latency; writes docs/bench/
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import platform
@@ -16,10 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from knowledge.embeddings import build_embedder
-from knowledge.ingest import Ingestor
+from graphs.services import open_services
 from knowledge.settings import Settings
-from knowledge.vector_store import open_vector_store
 from tools.vector_search import VectorSearchTool
 
 REPO = Path(__file__).resolve().parents[1]
@@ -49,47 +48,49 @@ def pct(values: list[float], q: float) -> float:
 
 def bench_set(name: str, folder: Path, work: Path) -> dict[str, Any]:
     """Ingest one corpus twice (cold, then warm cache under a second tenant), then score every mode."""
+    return asyncio.run(_bench_set(name, folder, work))
+
+
+async def _bench_set(name: str, folder: Path, work: Path) -> dict[str, Any]:
+    """Ingest one corpus twice (cold, then warm cache under a second tenant), then score every mode."""
     settings = Settings(data_dir=work / name)
-    embedder = build_embedder(settings)
-    store = open_vector_store(settings)
-    ingestor = Ingestor(settings, embedder, store)
-    corpus = folder / "dev_corpus.jsonl"
-    cold = ingestor.ingest_corpus(corpus, "cold")
-    warm = ingestor.ingest_corpus(corpus, "warm")
-    assert not cold.failed and not warm.failed, (cold.failed, warm.failed)
-    tool = VectorSearchTool(embedder.inner, store, "cold", encoder=ingestor.encoder)  # uncached query embeddings
-    questions = [json.loads(line) for line in corpus.with_name("dev_questions.jsonl").open()]
-    out: dict[str, Any] = {
-        "questions": len(questions),
-        "passages": len(cold.added),
-        "chunks": cold.chunks,
-        "ingest_cold_chunks_per_s": round(cold.chunks / cold.seconds, 1),
-        "ingest_warm_chunks_per_s": round(warm.chunks / warm.seconds, 1),
-        "modes": {},
-    }
-    for mode in MODES:
-        rec = {k: 0.0 for k in KS}
-        full = {k: 0 for k in KS}
-        lat: list[float] = []
-        for q in questions:
-            t0 = time.perf_counter()
-            ev = tool.search_sync(q["question"], k=max(KS), mode=mode)
-            lat.append(time.perf_counter() - t0)
-            got = list(dict.fromkeys(e.doc_id for e in ev))
-            for k in KS:
-                r, all_in = recall(q["supporting_passage_ids"], got, k)
-                rec[k] += r
-                full[k] += all_in
-        n = len(questions)
-        out["modes"][mode] = {
-            **{f"recall@{k}": round(100 * rec[k] / n, 1) for k in KS},
-            **{f"all@{k}": round(100 * full[k] / n, 1) for k in KS},
-            "latency_ms_p50": round(1000 * statistics.median(lat), 1),
-            "latency_ms_p95": round(1000 * pct(lat, 0.95), 1),
+    async with open_services(settings, start=False, graph=False, trees=False) as services:
+        embedder, store, ingestor = services.embedder, services.vectors, services.ingestor
+        corpus = folder / "dev_corpus.jsonl"
+        cold = ingestor.ingest_corpus(corpus, "cold")
+        warm = ingestor.ingest_corpus(corpus, "warm")
+        assert not cold.failed and not warm.failed, (cold.failed, warm.failed)
+        tool = VectorSearchTool(embedder.inner, store, "cold", encoder=ingestor.encoder)  # uncached query embeddings
+        questions = [json.loads(line) for line in corpus.with_name("dev_questions.jsonl").open()]
+        out: dict[str, Any] = {
+            "questions": len(questions),
+            "passages": len(cold.added),
+            "chunks": cold.chunks,
+            "ingest_cold_chunks_per_s": round(cold.chunks / cold.seconds, 1),
+            "ingest_warm_chunks_per_s": round(warm.chunks / warm.seconds, 1),
+            "modes": {},
         }
-    ingestor.close()
-    store.close()
-    return out
+        for mode in MODES:
+            rec = {k: 0.0 for k in KS}
+            full = {k: 0 for k in KS}
+            lat: list[float] = []
+            for q in questions:
+                t0 = time.perf_counter()
+                ev = tool.search_sync(q["question"], k=max(KS), mode=mode)
+                lat.append(time.perf_counter() - t0)
+                got = list(dict.fromkeys(e.doc_id for e in ev))
+                for k in KS:
+                    r, all_in = recall(q["supporting_passage_ids"], got, k)
+                    rec[k] += r
+                    full[k] += all_in
+            n = len(questions)
+            out["modes"][mode] = {
+                **{f"recall@{k}": round(100 * rec[k] / n, 1) for k in KS},
+                **{f"all@{k}": round(100 * full[k] / n, 1) for k in KS},
+                "latency_ms_p50": round(1000 * statistics.median(lat), 1),
+                "latency_ms_p95": round(1000 * pct(lat, 0.95), 1),
+            }
+        return out
 
 
 def markdown(result: dict[str, Any]) -> str:

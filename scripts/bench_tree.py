@@ -94,29 +94,21 @@ def load_structured() -> tuple[list[Document], list[dict[str, Any]]]:
     return list(docs.values()), questions
 
 
-def vector_baseline(settings: Settings, docs: list[Document], questions: list[dict[str, Any]]) -> dict[str, Any]:
+async def vector_baseline(settings: Settings, docs: list[Document], questions: list[dict[str, Any]]) -> dict[str, Any]:
     """Ingest with the real pipeline (MiniLM + Qdrant local + the tree sink) and score hybrid vector search @3."""
-    from knowledge.embeddings import build_embedder
-    from knowledge.ingest import Ingestor
-    from knowledge.vector_store import open_vector_store
+    from graphs.services import open_services
     from tools.vector_search import VectorSearchTool
 
-    store = open_vector_store(settings)
-    trees = TreeStore(settings.path("trees.sqlite"))
-    embedder = build_embedder(settings)
-    ingestor = Ingestor(settings, embedder, store, sinks=[TreeSink(trees)])
-    report = ingestor.ingest_documents(docs, TENANT)
-    assert not report.failed, report.failed
-    tool = VectorSearchTool(embedder, store, TENANT)
     per: dict[str, tuple[float, float, float]] = {}
-    for q in questions:
-        started = time.perf_counter()
-        ev = tool.search_sync(q["question"], k=3)
-        h1, h3 = section_hit(ev, q["doc_id"], q["gold_path"], 1), section_hit(ev, q["doc_id"], q["gold_path"], 3)
-        per[q["id"]] = (float(h1), float(h3), time.perf_counter() - started)
-    ingestor.close()
-    trees.close()
-    store.close()
+    async with open_services(settings, start=False, graph=False) as services:
+        report = services.ingestor.ingest_documents(docs, TENANT)
+        assert not report.failed, report.failed
+        tool = VectorSearchTool(services.embedder, services.vectors, TENANT)
+        for q in questions:
+            started = time.perf_counter()
+            ev = tool.search_sync(q["question"], k=3)
+            h1, h3 = section_hit(ev, q["doc_id"], q["gold_path"], 1), section_hit(ev, q["doc_id"], q["gold_path"], 3)
+            per[q["id"]] = (float(h1), float(h3), time.perf_counter() - started)
     return {"ingest_s": round(report.seconds, 1), "per": per}
 
 
@@ -153,7 +145,7 @@ async def structured(
 ) -> dict[str, Any]:
     docs, questions = load_structured()
     out: dict[str, Any] = {"documents": [d.source.rsplit("/", 1)[-1] for d in docs]}
-    vec = vector_baseline(settings, docs, questions) if vector else None
+    vec = await vector_baseline(settings, docs, questions) if vector else None
     if vec is not None:
         out["vector_search_all"] = {
             **_vector_summary(vec["per"], [q["id"] for q in questions]),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -14,6 +13,8 @@ from evals.strategies.base import Strategy, StrategyContext, register_strategy
 from evals.strategies.collect import collect_stream
 from graphs.deps import Deps
 from graphs.events import Envelope
+from graphs.runner import RunRequest, stream_run
+from graphs.single_shot import stream_single_shot
 from graphs.tracing.store import TraceStore
 
 StreamFn = Callable[[Deps, Any], AsyncIterator[Envelope]]
@@ -57,26 +58,17 @@ async def _kept(envelopes: AsyncIterator[Envelope], traces: TraceStore) -> Async
         yield envelope
 
 
-def _load(module: str, attr: str) -> Any:
-    try:
-        return getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
-        raise EvalError(f"{module}.{attr} is not available yet: {exc}") from exc
-
-
-def _graph_factory(name: str, module: str, attr: str) -> Callable[[StrategyContext], Any]:
+def _graph_factory(name: str, stream: StreamFn) -> Callable[[StrategyContext], Any]:
     async def factory(ctx: StrategyContext) -> Strategy:
         if ctx.retrieval_only:
             raise EvalError(f"strategy {name!r} always answers; --retrieval-only applies to retrieval strategies")
-        stream = _load(module, attr)
-        request_cls = _load("graphs.runner", "RunRequest")
         deps = await ctx.resources.deps()
         return GraphStrategy(
             name,
             deps,
             stream,
-            lambda q, run_id: request_cls(question=q, run_id=run_id, tenant=ctx.resources.tenant),
-            traces=ctx.resources.traces(),
+            lambda q, run_id: RunRequest(question=q, run_id=run_id, tenant=ctx.resources.tenant),
+            traces=await ctx.resources.traces(),
             trace_tenant=ctx.settings.default_tenant,
         )
 
@@ -85,13 +77,13 @@ def _graph_factory(name: str, module: str, attr: str) -> Callable[[StrategyConte
 
 register_strategy(
     "agent",
-    _graph_factory("agent", "graphs.runner", "stream_run"),
+    _graph_factory("agent", stream_run),
     "The full agent: plan, route, grade, correct, answer with citations",
     needs_llm=True,
 )
 register_strategy(
     "single_shot",
-    _graph_factory("single_shot", "graphs.single_shot", "stream_single_shot"),
+    _graph_factory("single_shot", stream_single_shot),
     "One retrieval then one answer, through the graph's events",
     needs_llm=True,
 )

@@ -88,16 +88,3 @@ def registered() -> dict[str, StrategySpec]:
 
 TOOL_PREFIX = "tool:"
 """``--strategy tool:NAME`` runs any tool registered in Deps once per question (new tools need no edits here)."""
-
-
-async def build_strategy(name: str, ctx: StrategyContext) -> Strategy:
-    """The named strategy, or ``tool:NAME``: the Deps tool ``NAME`` searched once per question."""
-    spec = _REGISTRY.get(name)
-    if spec is not None:
-        return await spec.factory(ctx)
-    if name.startswith(TOOL_PREFIX):
-        from evals.strategies.retrieval import tool_strategy
-
-        return await tool_strategy(ctx, name=name, tool_name=name.removeprefix(TOOL_PREFIX))
-    known = ", ".join(sorted(_REGISTRY))
-    raise EvalError(f"unknown strategy {name!r}; known: {known}, or {TOOL_PREFIX}<tool name>")

@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agents.llm import CallOptions, LLMBackend
-from agents.prompting import Block, PromptBuilder
 from evals.records import Outcome
+from graphs.public import Block, CallOptions, LLMBackend, PromptBuilder
 
 SYSTEM = (
     "You answer questions from the numbered passages given to you. Reply with the short answer only "

@@ -6,14 +6,13 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agents.llm import llm_calls
 from evals.datasets import Question
 from evals.errors import EvalError
 from evals.records import Outcome
 from evals.strategies.base import Strategy, StrategyContext, register_strategy
 from evals.strategies.reader import Reader
+from graphs.public import RetrievalTool, llm_calls
 from knowledge.models import Evidence
-from tools.base import RetrievalTool
 
 Search = Callable[[str, int], Awaitable[list[Evidence]]]
 

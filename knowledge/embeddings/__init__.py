@@ -3,13 +3,11 @@
 ``build_embedder(settings)`` returns the configured model wrapped in the persistent cache:
 the packaged all-MiniLM-L6-v2 (sentence-transformers, CPU) by default, or any OpenAI-compatible
 ``/v1/embeddings`` server when ``settings.embedding.base_url`` is set. Embedders are synchronous;
-async code calls them through ``asyncio.to_thread``. Vectors are L2-normalised. The local model is
-loaded once per process (seconds on CPU) and shared by every ``build_embedder`` call.
+async code calls them through ``asyncio.to_thread``. Vectors are L2-normalised. Each call loads the
+local model anew (seconds on CPU): the composition root (``graphs.services``) builds one and shares it.
 """
 
 from __future__ import annotations
-
-from functools import lru_cache
 
 from knowledge.embeddings.base import Embedder, EmbeddingError
 from knowledge.embeddings.cache import CachedEmbedder, EmbeddingCache
@@ -38,12 +36,6 @@ def _build_inner(settings: Settings) -> Embedder:
             batch_size=cfg.batch_size,
             timeout_s=cfg.timeout_s,
         )
-    return _shared_local(cfg.batch_size)
-
-
-@lru_cache(maxsize=2)
-def _shared_local(batch_size: int) -> Embedder:
-    """The packaged MiniLM, loaded on first use and kept for the process (it is stateless and thread-safe)."""
     from knowledge.embeddings.local import LocalEmbedder
 
-    return LocalEmbedder(batch_size=batch_size)
+    return LocalEmbedder(batch_size=cfg.batch_size)

@@ -1,14 +1,10 @@
 """Vector storage behind the ``VectorStore`` protocol; Qdrant is the adapter (see ``qdrant.py`` for tenancy).
 
-``open_vector_store(settings)`` returns one shared store per data dir (or server URL): qdrant-client
-local mode allows a single client per path, so every caller in a process must share it. ``close()``
-on the returned store closes the client and forgets it, so the next ``open_vector_store`` opens anew.
+``open_vector_store(settings)`` opens the configured store; there is no process-wide registry: the
+composition root (``graphs.services``) opens it once and passes it to everything that needs it.
 """
 
 from __future__ import annotations
-
-import atexit
-import threading
 
 from knowledge.settings import Settings
 from knowledge.vector_store.base import (
@@ -33,71 +29,32 @@ __all__ = [
     "VectorPoint",
     "VectorStore",
     "VectorStoreError",
-    "close_all_vector_stores",
     "open_vector_store",
 ]
 
-_open: dict[str, SharedQdrantStore] = {}
-_open_lock = threading.Lock()
-_atexit_registered = False
 
+def open_vector_store(settings: Settings) -> QdrantStore:
+    """Open the store these settings name: a Qdrant server if ``qdrant.url`` is set, else local mode in the data dir.
 
-class SharedQdrantStore(QdrantStore):
-    """A ``QdrantStore`` registered under its location; closing it removes it from the registry."""
-
-    key: str = ""
-
-    def close(self) -> None:
-        """Close the client and forget it."""
-        with _open_lock:
-            if _open.get(self.key) is self:
-                del _open[self.key]
-        super().close()
-
-
-def open_vector_store(settings: Settings) -> SharedQdrantStore:
-    """The process-wide store for these settings: a Qdrant server if ``qdrant.url`` is set, else local mode."""
-    cfg = settings.qdrant
-    key = cfg.url or str(settings.path("qdrant", ".keep").parent.resolve())
-    global _atexit_registered
-    with _open_lock:
-        store = _open.get(key)
-        if store is None:
-            store = _connect(settings, key)
-            _open[key] = store
-            if not _atexit_registered:
-                # close clients while the interpreter is still whole (qdrant-client's __del__ fails later)
-                atexit.register(close_all_vector_stores)
-                _atexit_registered = True
-        return store
-
-
-def close_all_vector_stores() -> None:
-    """Close every store this process opened (idempotent)."""
-    with _open_lock:
-        stores = list(_open.values())
-    for store in stores:
-        store.close()
-
-
-def _connect(settings: Settings, key: str) -> SharedQdrantStore:
+    Each call opens a new client, which the caller closes. qdrant-client local mode allows one client per
+    path, so a process opens it once (``graphs.services.open_services``) and passes it on.
+    """
     from qdrant_client import QdrantClient
 
     cfg = settings.qdrant
+    where = cfg.url or str(settings.path("qdrant", ".keep").parent.resolve())
     try:
         if cfg.url:
             api_key = cfg.api_key.get_secret_value() if cfg.api_key else None
             client = QdrantClient(url=cfg.url, api_key=api_key)
         else:
-            client = QdrantClient(path=key, force_disable_check_same_thread=True)
+            client = QdrantClient(path=where, force_disable_check_same_thread=True)
     except Exception as exc:  # a locked path, an unreachable server
-        raise VectorStoreError(f"cannot open the vector store at {key!r}: {exc}") from exc
-    store = SharedQdrantStore(
+        raise VectorStoreError(f"cannot open the vector store at {where!r}: {exc}") from exc
+    return QdrantStore(
         client,
         local=not cfg.url,
         prefetch_limit=cfg.prefetch_limit,
         rrf_k=cfg.rrf_k,
         dense_weight=cfg.dense_weight,
     )
-    store.key = key
-    return store

@@ -13,8 +13,8 @@ import pytest
 from agent_support import PASSAGES, of_kind
 
 from agents.llm import OpenAICompatibleLLM
-from graphs.deps import open_deps
 from graphs.runner import RunRequest, stream_run
+from graphs.services import open_deps
 from knowledge.embeddings import build_embedder
 from knowledge.ingest import Ingestor
 from knowledge.settings import AgentConfig, Settings
@@ -41,6 +41,7 @@ def ingest(settings: Settings, tenant: str, tmp: Path) -> None:
         assert not report.failed
     finally:
         ingestor.close()
+        store.close()
 
 
 @pytest.mark.slow

@@ -11,12 +11,12 @@ from agent_support import ClosingLLM, ListTool, MakeDeps, cite, grade_by, j, kin
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from agents.llm import CallOptions, Message, ScriptedLLM
-from graphs.deps import open_checkpointer
 from graphs.events import Token
 from graphs.graph import build_graph
 from graphs.runner import RunRequest, stream_run
 from graphs.single_shot import stream_single_shot
 from graphs.state import initial_state
+from graphs.stores import open_checkpointer
 from knowledge.settings import Settings
 
 

@@ -125,9 +125,10 @@ async def test_langchain_retriever(tool: VectorSearchTool) -> None:
     assert adocs[0].metadata["doc_id"] == "p22"
 
 
-def test_one_store_per_data_dir_and_dimension_mismatch(settings: Settings) -> None:
+def test_no_registry_one_client_per_path_and_dimension_mismatch(settings: Settings) -> None:
     first = open_vector_store(settings)
-    assert open_vector_store(settings) is first
+    with pytest.raises(VectorStoreError, match="cannot open the vector store"):
+        open_vector_store(settings)  # local mode: one client per path, so a process opens it once and passes it
     first.ensure_tenant("t", 384)
     with pytest.raises(VectorStoreError, match="384-dimensional"):
         first.ensure_tenant("t", 768)

@@ -1,0 +1,12 @@
+"""What the layers above ``graphs`` (evals, cli, scripts) use of ``agents`` and ``tools``, re-exported.
+
+``evals`` imports only ``graphs`` and ``knowledge`` (tests/test_layers.py checks it); the few LLM and tool
+types an eval strategy needs come through here, so ``graphs`` stays the one place that joins agents and tools.
+"""
+
+from agents.llm import CallOptions, LLMBackend, llm_calls
+from agents.llm.unavailable import NoLLM
+from agents.prompting import Block, PromptBuilder
+from tools.base import RetrievalTool
+
+__all__ = ["Block", "CallOptions", "LLMBackend", "NoLLM", "PromptBuilder", "RetrievalTool", "llm_calls"]

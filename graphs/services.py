@@ -1,0 +1,162 @@
+"""The composition root: every service opened once from the settings, and each tenant's ``Deps`` built from them.
+
+``open_services(settings)`` starts (or takes) the LLM, loads the embedder, opens the vector store, the
+graph and tree indexes, the ingestor over all three, and the state stores (``graphs.stores``); it closes
+them all, in reverse order, when the block ends. The API, the CLI, the evals and the bench scripts all
+open their services here; nothing else opens a store or wires an ``Ingestor``. ``services.deps_for(tenant)``
+gives the agent's dependencies for one tenant: the shared services, tools bound to that tenant.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+
+from agents.llm import LLMBackend, MeteredLLM
+from agents.llm.factory import start_llm
+from agents.llm.unavailable import NoLLM
+from agents.tree_navigator import LLMNavigator
+from graphs.deps import Deps
+from graphs.stores import StateStores, open_checkpointer, open_state_stores
+from knowledge.embeddings import CachedEmbedder, build_embedder
+from knowledge.indexes import Indexes, open_indexes
+from knowledge.ingest import Ingestor
+from knowledge.settings import Settings
+from knowledge.vector_store import QdrantStore, open_vector_store
+from tools.base import RetrievalTool
+from tools.graph_search import GraphSearchTool
+from tools.tree_search import TreeSearchTool
+from tools.vector_search import VectorSearchTool
+
+
+@dataclass
+class Services:
+    """Everything the process opened once, shared by every tenant."""
+
+    settings: Settings
+    """All configuration."""
+    llm: LLMBackend
+    """The LLM every role calls (``NoLLM`` when the process must not call one)."""
+    backend: str
+    """What serves the LLM: ``llama.cpp-embedded``, ``openai-compatible``, or empty when passed in."""
+    model: str
+    """``backend:model`` of a started LLM, or the passed-in LLM's ``model_name``."""
+    embedder: CachedEmbedder
+    """The configured embedding model behind the persistent cache."""
+    vectors: QdrantStore
+    """The vector store (one client per process: qdrant-client local mode allows no second one)."""
+    indexes: Indexes
+    """The knowledge-graph runtime (None when it could not start) and the tree store."""
+    ingestor: Ingestor
+    """Ingestion into the vector store and every index, kept in step."""
+    state: StateStores
+    """Thread checkpoints and the trace store."""
+    _deps: dict[str, Deps] = field(default_factory=dict)
+
+    def tools_for(self, tenant: str) -> dict[str, RetrievalTool]:
+        """The tool registry bound to ``tenant``: vector and tree search, and graph search when the graph is up."""
+        navigator = LLMNavigator(MeteredLLM(self.llm))  # its calls count in the run that made them
+        tools: list[RetrievalTool] = [
+            VectorSearchTool(self.embedder, self.vectors, tenant),
+            TreeSearchTool(self.indexes.trees, navigator, tenant, self.settings.tree),
+        ]
+        if self.indexes.graph is not None:
+            tools.append(GraphSearchTool(self.indexes.graph.store, tenant, self.settings.graph))
+        return {tool.name: tool for tool in tools}
+
+    def tool_names(self) -> list[str]:
+        """The names of the tools a run may use, from the registry itself."""
+        return list(self.tools_for(self.settings.default_tenant))
+
+    def deps_for(self, tenant: str) -> Deps:
+        """The agent's dependencies for ``tenant`` (built on first use, then kept)."""
+        deps = self._deps.get(tenant)
+        if deps is None:
+            deps = Deps(
+                llm=self.llm,
+                tools=self.tools_for(tenant),
+                settings=self.settings,
+                tenant=tenant,
+                checkpointer=self.state.checkpointer,
+                backend=self.backend,
+            )
+            self._deps[tenant] = deps
+        return deps
+
+
+@asynccontextmanager
+async def open_services(
+    settings: Settings,
+    *,
+    llm: LLMBackend | None = None,
+    start: bool = True,
+    graph: bool = True,
+    trees: bool = True,
+) -> AsyncIterator[Services]:
+    """Open every service once; close them all at the end.
+
+    ``llm``: use this LLM instead of starting the configured one. ``start=False`` (and no ``llm``): no
+    LLM at all, for ingest and retrieval-only work. ``graph=False``: leave the knowledge graph out.
+    ``trees=False``: ingest builds no document trees (benchmarks of the vector path alone).
+    """
+    async with AsyncExitStack() as stack:
+        backend = ""
+        model = getattr(llm, "model_name", "") if llm is not None else ""
+        if llm is None and start:
+            runtime = await asyncio.to_thread(start_llm, settings)  # a blocking model load
+            stack.push_async_callback(runtime.aclose)
+            llm, backend, model = runtime.llm, runtime.backend, f"{runtime.backend}:{runtime.model}"
+        elif llm is None:
+            llm = NoLLM()
+        state = await open_state_stores(stack, settings)
+        embedder = build_embedder(settings)
+        stack.callback(embedder.cache.close)
+        vectors = open_vector_store(settings)
+        stack.callback(vectors.close)
+        indexes = stack.enter_context(open_indexes(settings, graph=graph, tree_sink=trees))
+        if indexes.graph is not None:
+            stack.push_async_callback(indexes.graph.store.aclose)
+        ingestor = Ingestor(settings, embedder, vectors, sinks=indexes.sinks)
+        stack.callback(ingestor.close)
+        yield Services(
+            settings=settings,
+            llm=llm,
+            backend=backend,
+            model=model,
+            embedder=embedder,
+            vectors=vectors,
+            indexes=indexes,
+            ingestor=ingestor,
+            state=state,
+        )
+
+
+@asynccontextmanager
+async def open_deps(
+    settings: Settings,
+    *,
+    tenant: str,
+    llm: LLMBackend | None = None,
+    tools: dict[str, RetrievalTool] | None = None,
+) -> AsyncIterator[Deps]:
+    """One tenant's ``Deps`` for a single-run process (``waypoint ask``, LangGraph Studio, tests).
+
+    Without ``tools`` every service is opened (``open_services``) and the registry holds the tenant's
+    tools; with ``tools`` only the LLM (unless passed) and the checkpointer are opened.
+    """
+    if tools is None:
+        async with open_services(settings, llm=llm) as services:
+            yield services.deps_for(tenant)
+        return
+    async with AsyncExitStack() as stack:
+        backend = ""
+        if llm is None:
+            runtime = await asyncio.to_thread(start_llm, settings)
+            stack.push_async_callback(runtime.aclose)
+            llm, backend = runtime.llm, runtime.backend
+        checkpointer = await open_checkpointer(stack, settings)
+        yield Deps(
+            llm=llm, tools=dict(tools), settings=settings, tenant=tenant, checkpointer=checkpointer, backend=backend
+        )
