@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 
 from fastapi import FastAPI
 
@@ -17,7 +17,7 @@ from api.metrics import Metrics, RequestMetrics
 from api.routes import chat, documents, openai_compat, ops, runs, traces
 from api.state import AppState
 from api.tenants import KeyRing
-from graphs.tracing.store import TraceStore
+from graphs.stores import open_trace_store
 from knowledge.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -35,10 +35,13 @@ def create_app(settings: Settings, *, deps_factory: DepsFactory | None = None) -
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = TraceStore.open(settings.path("runs.sqlite"))
         jobs = JobStore(settings.path("jobs.sqlite"))
         try:
-            async with factory(settings) as deps:
+            async with factory(settings) as deps, AsyncExitStack() as own:
+                store = deps.traces
+                if store is None:  # a factory without services (tests): the app keeps its own
+                    store = open_trace_store(settings)
+                    own.callback(store.close)
                 state = AppState(settings=settings, deps=deps, store=store, jobs=jobs, metrics=metrics, keyring=keyring)
                 app.state.wp = state
                 yield
@@ -46,7 +49,6 @@ def create_app(settings: Settings, *, deps_factory: DepsFactory | None = None) -
                 await _cancel_jobs(state)
         finally:
             jobs.close()
-            store.close()
 
     app = FastAPI(
         title="Waypoint",

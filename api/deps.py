@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from graphs.events import Envelope
+from graphs.tracing.store import TraceStore
 from knowledge.settings import Settings
 
 
@@ -101,6 +102,8 @@ class AppDeps:
     """Tools a run may be restricted to; empty: not checked here."""
     model: str = ""
     """What serves the LLM (shown in ``/readyz``)."""
+    traces: TraceStore | None = None
+    """The trace store the services opened; None: the app opens ``DATA_DIR/runs.sqlite`` itself."""
 
 
 DepsFactory = Callable[[Settings], AbstractAsyncContextManager[AppDeps]]

@@ -117,4 +117,5 @@ async def open_app_deps(settings: Settings, *, llm: LLMBackend | None = None) ->
             ready_checks={"llm": services.llm.health, "vector_store": store_ready},
             tool_names=services.tool_names(),
             model=services.model,
+            traces=services.state.traces,
         )

@@ -1,8 +1,9 @@
-"""``waypoint ask "question"``: run the agent once and stream its steps and answer to the terminal."""
+"""``waypoint ask "question"``: run the agent once, stream its steps and answer, keep it in the trace store."""
 
 from __future__ import annotations
 
 import asyncio
+import uuid
 from typing import Annotated
 
 import typer
@@ -70,20 +71,28 @@ def ask(
     """Ask the agent a question; stream its steps and the cited answer."""
     from agents.llm import LLMError
     from graphs.runner import RunRequest, stream_run
-    from graphs.services import open_deps
+    from graphs.services import open_services
+    from graphs.tracing.record import recorded
     from knowledge.settings import Settings
 
     console = Console()
     settings = Settings()
     who = tenant or settings.default_tenant
     options = {"resume": resume}
-    request = RunRequest(question=question, thread_id=thread, tenant=who, tools=tools or None, options=options)
+    run_id, thread_id = f"run_{uuid.uuid4().hex}", thread or f"th_{uuid.uuid4().hex}"
+    request = RunRequest(
+        question=question, thread_id=thread_id, tenant=who, tools=tools or None, run_id=run_id, options=options
+    )
     status = {"value": "error"}
 
     async def run() -> None:
-        async with open_deps(settings, tenant=who) as deps:
+        async with open_services(settings) as services:
             streaming = False
-            async for envelope in stream_run(deps, request):
+            events = stream_run(services.deps_for(who), request)
+            kept = recorded(
+                events, services.state.traces, run_id=run_id, tenant=who, question=question, thread_id=thread_id
+            )
+            async for envelope in kept:
                 streaming = _show(console, envelope, steps=steps, streaming=streaming)
                 if isinstance(envelope.event, Done):
                     status["value"] = envelope.event.status

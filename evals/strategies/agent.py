@@ -15,6 +15,7 @@ from graphs.deps import Deps
 from graphs.events import Envelope
 from graphs.runner import RunRequest, stream_run
 from graphs.single_shot import stream_single_shot
+from graphs.tracing.record import recorded
 from graphs.tracing.store import TraceStore
 
 StreamFn = Callable[[Deps, Any], AsyncIterator[Envelope]]
@@ -48,14 +49,8 @@ class GraphStrategy:
         envelopes = self.stream(self.deps, self.make_request(question.question, run_id))
         if self.traces is None:
             return await collect_stream(envelopes)
-        self.traces.start_run(run_id=run_id, tenant=self.trace_tenant, question=question.question)
-        return await collect_stream(_kept(envelopes, self.traces))
-
-
-async def _kept(envelopes: AsyncIterator[Envelope], traces: TraceStore) -> AsyncIterator[Envelope]:
-    async for envelope in envelopes:
-        traces.append(envelope)
-        yield envelope
+        kept = recorded(envelopes, self.traces, run_id=run_id, tenant=self.trace_tenant, question=question.question)
+        return await collect_stream(kept)
 
 
 def _graph_factory(name: str, stream: StreamFn) -> Callable[[StrategyContext], Any]:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from agent_support import j
 from typer.testing import CliRunner
 
 from cli import app
@@ -28,3 +33,28 @@ def test_describe_renders_steps_tools_answer_and_totals() -> None:
 def test_ask_is_registered() -> None:
     result = CliRunner().invoke(app, ["ask", "--help"])
     assert result.exit_code == 0 and "--thread" in result.output and "--tools" in result.output
+
+
+def test_ask_keeps_the_run_in_the_trace_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agents.llm import ScriptedLLM
+    from graphs.tracing.store import TraceStore
+
+    llm = ScriptedLLM([j(needs_retrieval=False, subquestions=[]), "Hello! Ask me about your documents."])
+    runtime = SimpleNamespace(llm=llm, backend="scripted", model="scripted", aclose=llm.aclose)
+    monkeypatch.setattr("graphs.services.start_llm", lambda settings: runtime)
+    monkeypatch.setenv("WAYPOINT_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("WAYPOINT_QDRANT_URL", raising=False)
+    monkeypatch.delenv("WAYPOINT_LLM_BASE_URL", raising=False)
+
+    result = CliRunner().invoke(app, ["ask", "hello", "--tenant", "acme"])
+    assert result.exit_code == 0, result.output
+    assert "Hello! Ask me about your documents." in result.output
+
+    store = TraceStore.open(tmp_path / "data" / "runs.sqlite")
+    try:
+        (run,) = store.list_runs(tenant="acme")
+        assert run.question == "hello" and run.status == "ok" and run.thread_id
+        kinds = [e.event.kind for e in store.events(run.id, tenant="acme")]
+        assert kinds[0] == "run_started" and kinds[-1] == "done" and "answer" in kinds
+    finally:
+        store.close()
