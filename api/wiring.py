@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from agents.llm import LLMBackend
-from agents.tree_summarizer import TreeSummarizer
 from api.deps import AppDeps, DocumentInfo, IngestResult, RunSpec
 from graphs.events import Envelope
+from graphs.public import LLMBackend
 from graphs.runner import RunRequest, stream_run
-from graphs.services import Services, open_services
+from graphs.services import AfterIngest, Services, open_services
 from knowledge.ingest import Ingestor, IngestReport
 from knowledge.settings import Settings
 
@@ -47,10 +46,6 @@ def _result(report: IngestReport) -> IngestResult:
         skipped=len(report.unchanged),
         errors=[f"{f.source}: {f.error}" for f in report.failed],
     )
-
-
-AfterIngest = Callable[[str, list[str]], Awaitable[object]]
-"""Work done after an ingest on the documents it added or replaced (tenant, doc ids): node summaries."""
 
 
 class IngestorDocuments:
@@ -96,12 +91,6 @@ class IngestorDocuments:
 async def open_app_deps(settings: Settings, *, llm: LLMBackend | None = None) -> AsyncIterator[AppDeps]:
     """Open every service (``open_services``), adapt them to ``AppDeps``; close them all at the end."""
     async with open_services(settings, llm=llm) as services:
-        after: AfterIngest | None = None
-        if settings.tree.summaries_on(remote_llm=bool(settings.llm.base_url)):
-            summarizer = TreeSummarizer(
-                services.llm, services.indexes.trees, writer=services.model or "llm", batch=settings.tree.summary_batch
-            )
-            after = summarizer.summarize_docs
 
         async def store_ready() -> bool:
             await asyncio.to_thread(services.vectors.count, settings.default_tenant)
@@ -113,7 +102,7 @@ async def open_app_deps(settings: Settings, *, llm: LLMBackend | None = None) ->
 
         yield AppDeps(
             run=run,
-            documents=IngestorDocuments(services.ingestor, after=after),
+            documents=IngestorDocuments(services.ingestor, after=services.after_ingest),
             ready_checks={"llm": services.llm.health, "vector_store": store_ready},
             tool_names=services.tool_names(),
             model=services.model,

@@ -10,7 +10,7 @@ gives the agent's dependencies for one tenant: the shared services, tools bound 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -18,6 +18,7 @@ from agents.llm import LLMBackend, MeteredLLM
 from agents.llm.factory import start_llm
 from agents.llm.unavailable import NoLLM
 from agents.tree_navigator import LLMNavigator
+from agents.tree_summarizer import TreeSummarizer
 from graphs.deps import Deps
 from graphs.stores import StateStores, open_checkpointer, open_state_stores
 from knowledge.embeddings import CachedEmbedder, build_embedder
@@ -29,6 +30,9 @@ from tools.base import RetrievalTool
 from tools.graph_search import GraphSearchTool
 from tools.tree_search import TreeSearchTool
 from tools.vector_search import VectorSearchTool
+
+AfterIngest = Callable[[str, list[str]], Awaitable[object]]
+"""Work done after an ingest on the documents it added or replaced (tenant, doc ids)."""
 
 
 @dataclass
@@ -53,6 +57,8 @@ class Services:
     """Ingestion into the vector store and every index, kept in step."""
     state: StateStores
     """Thread checkpoints and the trace store."""
+    after_ingest: AfterIngest | None = None
+    """Work on the documents an ingest added or replaced (tenant, doc ids): LLM node summaries, when on."""
     _deps: dict[str, Deps] = field(default_factory=dict)
 
     def tools_for(self, tenant: str) -> dict[str, RetrievalTool]:
@@ -120,6 +126,10 @@ async def open_services(
             stack.push_async_callback(indexes.graph.store.aclose)
         ingestor = Ingestor(settings, embedder, vectors, sinks=indexes.sinks)
         stack.callback(ingestor.close)
+        after: AfterIngest | None = None
+        if not isinstance(llm, NoLLM) and settings.tree.summaries_on(remote_llm=bool(settings.llm.base_url)):
+            summarizer = TreeSummarizer(llm, indexes.trees, writer=model or "llm", batch=settings.tree.summary_batch)
+            after = summarizer.summarize_docs
         yield Services(
             settings=settings,
             llm=llm,
@@ -130,6 +140,7 @@ async def open_services(
             indexes=indexes,
             ingestor=ingestor,
             state=state,
+            after_ingest=after,
         )
 
 
