@@ -32,8 +32,8 @@ class RunRequest(BaseModel):
     """The user's question."""
     thread_id: str | None = None
     """Thread to continue (its earlier turns are visible); None starts a fresh one."""
-    tenant: str = "default"
-    """Whose data; tools in ``Deps`` are already bound to a tenant."""
+    tenant: str | None = None
+    """Whose data: must be ``deps.tenant`` (the tools are bound to it); None: whoever ``deps`` serve."""
     tools: list[str] | None = None
     """Tools the run may use; None: every registered tool."""
     run_id: str | None = None
@@ -97,6 +97,15 @@ async def stream_run(deps: Deps, request: RunRequest) -> AsyncIterator[Envelope]
 
     async def produce(emit: Emit) -> Done:
         started = deps.clock()
+        if request.tenant is not None and request.tenant != deps.tenant:
+            emit(
+                RunError(
+                    message=f"run for tenant {request.tenant!r} given the dependencies of tenant {deps.tenant!r}",
+                    error_type="WrongTenant",
+                    recoverable=False,
+                )
+            )
+            return Done(status="error")
         offered = offered_tools(deps.tools)  # asks each tool once per run (tree_search: its store)
         allowed = _allowed(deps, request, emit, offered)
         emit(RunStarted(question=request.question, thread_id=thread_id, tools=allowed))

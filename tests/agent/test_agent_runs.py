@@ -141,3 +141,14 @@ async def test_single_shot_baseline_retrieves_once_and_answers(make_deps: MakeDe
 
 
 Q_BORN = "Where was Christopher Nolan born?"
+
+
+async def test_a_request_for_another_tenant_is_refused(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM([j(needs_retrieval=False, subquestions=[]), "Hi."])
+    deps = make_deps(llm)  # Deps of tenant "default"
+    refused = await run_all(deps, "hello", tenant="acme")
+    assert kinds(refused) == ["error", "done"]
+    assert of_kind(refused, "error")[0].error_type == "WrongTenant" and of_kind(refused, "done")[0].status == "error"
+    assert prompts(llm) == []  # nothing ran for the wrong tenant
+    served = await run_all(deps, "hello", tenant="default")
+    assert of_kind(served, "done")[0].status == "ok"
