@@ -13,19 +13,15 @@ from pydantic import BaseModel, Field
 
 from agents.llm import CallOptions, LLMBackend, LLMError, complete_structured
 from agents.prompting import Block, PromptBuilder
+from agents.prompts import render
 from knowledge.graph.extractor import ExtractionError
 from knowledge.graph.resolve import strip_disambiguation
 from knowledge.graph.schema import ExtractedEntity, Extraction, Triple
 from knowledge.models import Chunk
 
-SYSTEM = (
-    "You extract a knowledge graph from passages. For each passage list its named entities "
-    "(people, places, organisations, works, events, dates) and the facts it states as "
-    "(subject, predicate, object) triples. Subjects and objects are entity names exactly as written "
-    "in the passage; predicates are short lower-case verbs or phrases (directed, born in, member of). "
-    "Resolve pronouns to the entity they refer to. Use only what the passage says. Reply with JSON only."
-)
-INSTRUCTION = "Extract entities and triples for every passage above, one item per passage, by its number."
+SYSTEM = render("graph_extraction")
+"""The extractor's system prompt (``agents/prompts/graph_extraction.txt``)."""
+INSTRUCTION = render("graph_extraction_task")
 
 
 class _Entity(BaseModel):

@@ -17,18 +17,11 @@ from pydantic import AfterValidator, BaseModel, Field, create_model
 from agents.llm import CallOptions, LLMBackend, LLMError, LLMOutputError, Usage, complete_structured
 from agents.llm.bounds import token_budget
 from agents.prompting import Block, PromptBuilder
+from agents.prompts import render
 from knowledge.trees import Choice, NavigationError, NodeView
 
-SYSTEM_PREFIX = (
-    "You are Waypoint's document navigator. You find where a question is answered by reading a table of "
-    "contents, the way a careful person uses one: you see one level at a time (id, title, a short summary, "
-    "how many sub-entries), and you name the entries most likely to contain the answer, best first. Prefer "
-    "specific entries over general ones. Names, codes, options and numbers in the question usually appear "
-    "in the title or summary of the right entry. A 'Word matches' list, when given, names the entries whose "
-    "full text contains words of the question: a strong hint, not a rule. If no entry could contain the "
-    "answer, return an empty list. Reply only with JSON of the form "
-    '{"choices": [{"reason": "<which words of the question the entry matches>", "id": "<its id>"}]}.'
-)
+SYSTEM_PREFIX = render("tree_navigator")
+"""The navigator's system prefix (``agents/prompts/tree_navigator.txt``), byte-stable across calls."""
 
 
 def render_level(level: Sequence[NodeView]) -> str:
@@ -84,7 +77,7 @@ class LLMNavigator:
         context = [Block(f"Contents: {heading or 'documents'}", render_level(level)), Block("Question", question)]
         if hints:
             context.append(Block("Word matches", hints))
-        instruction = f"Name up to {beam} ids from the contents above that most likely answer the question."
+        instruction = render("tree_navigator_task", beam=beam)
         if note:
             instruction += f"\n{note}"
         messages = self.builder.build(context, instruction)

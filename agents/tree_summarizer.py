@@ -20,17 +20,11 @@ from pydantic import AfterValidator, BaseModel, Field, create_model
 from agents.llm import CallOptions, LLMBackend, LLMError, LLMOutputError, Usage, complete_structured
 from agents.llm.bounds import token_budget
 from agents.prompting import Block, PromptBuilder
+from agents.prompts import render
 from knowledge.trees import DocNode, DocTree, TreeStore
 
-SYSTEM_PREFIX = (
-    "You are Waypoint's librarian. You write the table-of-contents notes a reader uses to decide which "
-    "section to open: for each numbered section you get its title and the start of its text, and you "
-    "write one plain sentence (at most 30 words) on what the section covers, naming its specific "
-    "subjects, options, names, codes and numbers. Do not repeat the title; do not start with 'This "
-    "section'. Reply only with JSON of the form "
-    '{"summaries": [{"section": "<its name>", "summary": "<one sentence>"}, ...]}, one entry per section, in the '
-    "order given."
-)
+SYSTEM_PREFIX = render("tree_summarizer")
+"""The summariser's system prefix (``agents/prompts/tree_summarizer.txt``)."""
 
 
 @dataclass
@@ -173,7 +167,7 @@ class TreeSummarizer:
     ) -> list[str] | None:
         names = [section_name(n) for n, _ in part]
         listing = "\n\n".join(f"[{name}]\n{t}" for name, (_, t) in zip(names, part, strict=True))
-        instruction = f"Write one summary for each of the {len(part)} sections above, in order."
+        instruction = render("tree_summarizer_task", sections=len(part))
         messages = self.builder.build([Block("Document", doc_title), Block("Sections", listing)], instruction)
         model = summaries_model(names)  # each entry: its fixed name and a summary of at most 240 characters
         options = CallOptions(max_tokens=token_budget(model.model_json_schema()), temperature=0.0)

@@ -7,6 +7,16 @@ types an eval strategy needs come through here, so ``graphs`` stays the one plac
 from agents.llm import CallOptions, LLMBackend, llm_calls
 from agents.llm.unavailable import NoLLM
 from agents.prompting import Block, PromptBuilder
+from agents.prompts import render as render_prompt
 from tools.base import RetrievalTool
 
-__all__ = ["Block", "CallOptions", "LLMBackend", "NoLLM", "PromptBuilder", "RetrievalTool", "llm_calls"]
+__all__ = [
+    "Block",
+    "CallOptions",
+    "LLMBackend",
+    "NoLLM",
+    "PromptBuilder",
+    "RetrievalTool",
+    "llm_calls",
+    "render_prompt",
+]

@@ -6,13 +6,10 @@ import re
 from collections.abc import Sequence
 
 from evals.records import Outcome
-from graphs.public import Block, CallOptions, LLMBackend, PromptBuilder
+from graphs.public import Block, CallOptions, LLMBackend, PromptBuilder, render_prompt
 
-SYSTEM = (
-    "You answer questions from the numbered passages given to you. Reply with the short answer only "
-    "(a name, date, number, yes or no), then the labels of the passages you used in square brackets, "
-    "e.g. 'Paris [P1][P3]'. If the passages do not contain the answer, give your best short guess."
-)
+SYSTEM = render_prompt("eval_reader")
+"""The reader's system prompt (``agents/prompts/eval_reader.txt``)."""
 _LABEL = re.compile(r"\[P(\d+)\]")
 
 
@@ -35,7 +32,7 @@ class Reader:
         """Fill ``answer``, ``cited_ids`` and usage into ``base`` (passages are ``(id, title, text)``)."""
         body = "\n\n".join(f"[P{i}] {title}: {text}" for i, (_, title, text) in enumerate(passages, start=1))
         blocks = [Block("Passages", body or "(none)"), Block("Question", question)]
-        messages = self.builder.build(blocks, "Answer the question.")
+        messages = self.builder.build(blocks, render_prompt("eval_reader_task"))
         done = await self.llm.complete(messages, options=CallOptions(max_tokens=self.max_tokens, temperature=0.0))
         answer, cited = split_answer(done.text, [pid for pid, _, _ in passages])
         usage = done.usage
