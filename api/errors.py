@@ -13,6 +13,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from knowledge.errors import (
+    BackendUnavailableError,
+    BadInputError,
+    BudgetExceededError,
+    LLMOutputInvalidError,
+    WaypointError,
+)
+
 log = logging.getLogger(__name__)
 
 
@@ -69,6 +77,23 @@ async def _http_error(_: Request, exc: Exception) -> JSONResponse:
     )
 
 
+KIND_RESPONSES: dict[type[WaypointError], tuple[int, str]] = {
+    BadInputError: (422, "invalid_request"),
+    BackendUnavailableError: (503, "backend_unavailable"),
+    LLMOutputInvalidError: (502, "llm_output_invalid"),
+    BudgetExceededError: (429, "budget_exceeded"),
+}
+"""Each kind of failure (knowledge/errors.py) as one HTTP status and error type, whichever layer raised it."""
+
+
+async def _kind_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, WaypointError)
+    for kind, (status, type_) in KIND_RESPONSES.items():
+        if isinstance(exc, kind):
+            return JSONResponse(error_body(type_, str(exc)), status_code=status)
+    return await _unexpected(request, exc)
+
+
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return JSONResponse(error_body("internal_error", f"{type(exc).__name__}: internal error"), status_code=500)
@@ -77,6 +102,7 @@ async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers that turn every error into the one JSON shape."""
     app.add_exception_handler(APIError, _api_error)
+    app.add_exception_handler(WaypointError, _kind_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(Exception, _unexpected)

@@ -8,9 +8,10 @@ import json
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.errors import error_body
+from knowledge.errors import BudgetExceededError
 
 
-class _TooLarge(Exception):
+class _TooLarge(BudgetExceededError):
     pass
 
 

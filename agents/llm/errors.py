@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from knowledge.errors import BackendUnavailableError, LLMOutputInvalidError
+
 if TYPE_CHECKING:
     from agents.llm.types import Completion
 
@@ -13,11 +15,11 @@ class LLMError(Exception):
     """Base class: an LLM backend failed to give a usable answer."""
 
 
-class LLMUnavailableError(LLMError):
+class LLMUnavailableError(LLMError, BackendUnavailableError):
     """The backend cannot be reached or keeps failing (connect errors, 5xx after retries)."""
 
 
-class LLMTimeoutError(LLMError):
+class LLMTimeoutError(LLMError, BackendUnavailableError):
     """The backend did not answer within the configured timeout."""
 
 
@@ -25,7 +27,7 @@ class LLMRequestError(LLMError):
     """The backend refused the request (4xx): a misuse, not worth retrying."""
 
 
-class LLMOutputError(LLMError):
+class LLMOutputError(LLMError, LLMOutputInvalidError):
     """The model's output did not validate against the requested schema, even after one retry."""
 
     def __init__(self, message: str, *, raw: str, completions: Sequence[Completion] = ()) -> None:
@@ -36,5 +38,5 @@ class LLMOutputError(LLMError):
         """The calls that produced the invalid outputs: they cost tokens like any other."""
 
 
-class ModelFileError(LLMError):
+class ModelFileError(LLMError, BackendUnavailableError):
     """The local model file is missing, corrupt or does not match its published hash."""

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
+from knowledge.errors import BackendUnavailableError
 
-class EmbeddingError(Exception):
+
+class EmbeddingError(BackendUnavailableError):
     """An embedding model could not be loaded or did not answer usably."""
 
 

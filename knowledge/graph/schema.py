@@ -12,6 +12,8 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from knowledge.errors import BadInputError
+
 ENTITY: Final = "Entity"
 """Label of entity nodes (the only entity label; types are a property)."""
 CHUNK: Final = "Chunk"
@@ -31,7 +33,7 @@ MAX_KEY_LENGTH: Final = 256
 _TENANT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
-class GraphInputError(ValueError):
+class GraphInputError(BadInputError):
     """Input the graph layer refuses (a bad tenant id, an empty entity key)."""
 
 

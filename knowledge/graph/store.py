@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
+from knowledge.errors import BackendUnavailableError
 from knowledge.graph.schema import ChunkRecord, EntityHit, GraphBatch, GraphPath, GraphStats, Subgraph
 
 
@@ -12,7 +13,7 @@ class GraphStoreError(Exception):
     """The graph store failed: it is down, refused a query or returned something unusable."""
 
 
-class GraphStoreUnavailable(GraphStoreError):
+class GraphStoreUnavailable(GraphStoreError, BackendUnavailableError):
     """The graph store cannot be reached (not started, connection refused, timed out)."""
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from knowledge.errors import BadInputError
 
-class LoadError(Exception):
+
+class LoadError(BadInputError):
     """A file (or a corpus line) could not be turned into a document; the message says why."""
 
     def __init__(self, source: str, reason: str) -> None:

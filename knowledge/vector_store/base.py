@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from knowledge.errors import BadInputError
 from knowledge.sparse import SparseVector
 
 SearchMode = Literal["hybrid", "dense", "sparse"]
@@ -20,11 +21,11 @@ class VectorStoreError(Exception):
     """The vector store refused a request or is unreachable."""
 
 
-class BadFilterError(VectorStoreError, ValueError):
+class BadFilterError(VectorStoreError, BadInputError):
     """A search filter names a field that cannot be filtered on."""
 
 
-class BadTenantError(VectorStoreError, ValueError):
+class BadTenantError(VectorStoreError, BadInputError):
     """A tenant name that cannot name a collection."""
 
 
