@@ -1,6 +1,6 @@
 """LLM graph extraction (GraphRAG / HippoRAG OpenIE style): entities and triples per chunk, JSON-schema output.
 
-Implements ``knowledge.graph.Extractor``. Meant for capable backends (SGLang on GPU); on CPU the
+Implements ``knowledge.kg.Extractor``. Meant for capable backends (SGLang on GPU); on CPU the
 fast extractor is the default. Chunks are sent a few at a time; the reply is validated against a
 pydantic schema and mapped back to one ``Extraction`` per chunk.
 """
@@ -14,9 +14,9 @@ from pydantic import BaseModel, Field
 from agents.llm import CallOptions, LLMBackend, LLMError, complete_structured
 from agents.prompting import Block, PromptBuilder
 from agents.prompts import render
-from knowledge.graph.extractor import ExtractionError
-from knowledge.graph.resolve import strip_disambiguation
-from knowledge.graph.schema import ExtractedEntity, Extraction, Triple
+from knowledge.kg.extractor import ExtractionError
+from knowledge.kg.resolve import strip_disambiguation
+from knowledge.kg.schema import ExtractedEntity, Extraction, Triple
 from knowledge.models import Chunk
 
 SYSTEM = render("graph_extraction")

@@ -30,9 +30,9 @@ def build(
     limit: int = typer.Option(0, "--limit", help="Only the first N passages (0: all)."),
 ) -> None:
     """Extract entities and facts from every passage of CORPUS and merge them into the graph."""
-    from knowledge.graph import FastExtractor, GraphInputError, GraphSink, GraphStoreError
-    from knowledge.graph.extractor import Extractor
-    from knowledge.graph.factory import open_graph
+    from knowledge.kg import FastExtractor, GraphInputError, GraphSink, GraphStoreError
+    from knowledge.kg.extractor import Extractor
+    from knowledge.kg.factory import open_graph
     from knowledge.loaders import LoadError, iter_corpus
     from knowledge.models import Chunk, Document
 
@@ -89,8 +89,8 @@ def build(
 @app.command("stats")
 def stats(tenant: str | None = TENANT) -> None:
     """Entities, chunks and edges in the tenant's graph."""
-    from knowledge.graph import GraphInputError, GraphStoreError
-    from knowledge.graph.factory import open_graph
+    from knowledge.kg import GraphInputError, GraphStoreError
+    from knowledge.kg.factory import open_graph
 
     settings = Settings()
 
@@ -118,7 +118,7 @@ def query(
     to: str | None = typer.Option(None, "--path-to", help="Instead: how QUESTION's entity connects to this one."),
 ) -> None:
     """Run graph_search (or a path query) and print the passages with the facts behind them."""
-    from knowledge.graph.factory import open_graph
+    from knowledge.kg.factory import open_graph
     from tools.base import ToolError
     from tools.graph_search import GraphSearchTool
 

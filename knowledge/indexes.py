@@ -13,11 +13,11 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 
-from knowledge.graph.blocking import BlockingGraphSink
-from knowledge.graph.factory import GraphRuntime, open_graph
-from knowledge.graph.fast_extractor import FastExtractor
-from knowledge.graph.store import GraphStoreError
 from knowledge.ingest import IngestSink
+from knowledge.kg.blocking import BlockingGraphSink
+from knowledge.kg.factory import GraphRuntime, open_graph
+from knowledge.kg.fast_extractor import FastExtractor
+from knowledge.kg.store import GraphStoreError
 from knowledge.settings import Settings
 from knowledge.trees import TreeStore
 from knowledge.trees.sink import build_tree_sink

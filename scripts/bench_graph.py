@@ -21,9 +21,9 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
-from knowledge.graph import FastExtractor, GraphSink
-from knowledge.graph.falkordb_server import FalkorDBServer
-from knowledge.graph.falkordb_store import FalkorDBStore
+from knowledge.kg import FastExtractor, GraphSink
+from knowledge.kg.falkordb_server import FalkorDBServer
+from knowledge.kg.falkordb_store import FalkorDBStore
 from knowledge.models import Chunk, Document
 from knowledge.settings import Settings
 from tools.graph_search import GraphSearchTool
@@ -139,7 +139,7 @@ async def bench_llm(sample: int, settings: Settings) -> dict[str, Any]:
     """The LLM extractor on the first ``sample`` HotpotQA passages with the embedded 0.5B model."""
     from agents.graph_extraction import LLMExtractor
     from agents.llm.factory import start_llm
-    from knowledge.graph import ExtractionError, Resolver
+    from knowledge.kg import ExtractionError, Resolver
 
     passages = load(DATA / "hotpotqa" / "dev_corpus.jsonl")[:sample]
     runtime = start_llm(settings)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from knowledge.graph.retrieve import GraphRetriever, RankedChunk, edge_text
-from knowledge.graph.schema import GraphInputError
-from knowledge.graph.store import GraphStore, GraphStoreError
+from knowledge.kg.retrieve import GraphRetriever, RankedChunk, edge_text
+from knowledge.kg.schema import GraphInputError
+from knowledge.kg.store import GraphStore, GraphStoreError
 from knowledge.models import Evidence
 from knowledge.settings import GraphConfig
 from tools.base import ToolError

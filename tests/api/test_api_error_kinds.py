@@ -10,8 +10,8 @@ from agents.llm import LLMOutputError, LLMTimeoutError, LLMUnavailableError, Mod
 from api.errors import install_error_handlers
 from knowledge.embeddings import EmbeddingError
 from knowledge.errors import BackendUnavailableError, BadInputError, BudgetExceededError, LLMOutputInvalidError
-from knowledge.graph.schema import GraphInputError
-from knowledge.graph.store import GraphStoreUnavailable
+from knowledge.kg.schema import GraphInputError
+from knowledge.kg.store import GraphStoreUnavailable
 from knowledge.loaders.errors import LoadError
 from knowledge.vector_store import BadFilterError, BadTenantError
 

@@ -17,7 +17,7 @@ _CHILD = """
 import asyncio, sys
 from pathlib import Path
 from cli.signals import interrupt_on_sigterm
-from knowledge.graph.falkordb_server import FalkorDBServer
+from knowledge.kg.falkordb_server import FalkorDBServer
 
 if sys.argv[2] == "handled":
     interrupt_on_sigterm()

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from knowledge.graph.falkordb_server import FalkorDBServer
-from knowledge.graph.falkordb_store import FalkorDBStore
-from knowledge.graph.neo4j_store import Neo4jStore
-from knowledge.graph.store import GraphStore
+from knowledge.kg.falkordb_server import FalkorDBServer
+from knowledge.kg.falkordb_store import FalkorDBStore
+from knowledge.kg.neo4j_store import Neo4jStore
+from knowledge.kg.store import GraphStore
 from knowledge.settings import Settings
 
 BACKENDS = ["falkordb", pytest.param("neo4j", marks=pytest.mark.neo4j)]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from graph_helpers import chunk
 
-from knowledge.graph import FastExtractor
-from knowledge.graph.spans import gazetteer_spans, name_spans, quoted_spans, sentences
+from knowledge.kg import FastExtractor
+from knowledge.kg.spans import gazetteer_spans, name_spans, quoted_spans, sentences
 
 
 def test_name_spans_keep_connectors_inside_names_only() -> None:

@@ -10,7 +10,7 @@ from graph_helpers import chunk
 from agents.graph_extraction import ExtractionReply, LLMExtractor
 from agents.llm import LLMUnavailableError, ScriptedLLM
 from agents.llm.openai_compat import OpenAICompatibleLLM
-from knowledge.graph import ExtractionError, Extractor, GraphStore, Resolver
+from knowledge.kg import ExtractionError, Extractor, GraphStore, Resolver
 
 CHUNKS = [
     chunk("c1", "The Gravy Train", "The Gravy Train is a 1974 film directed by Jack Starrett."),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge.graph.rank import personalized_pagerank, seed_weight
+from knowledge.kg.rank import personalized_pagerank, seed_weight
 
 
 def test_scores_sum_to_one_and_decay_with_distance() -> None:

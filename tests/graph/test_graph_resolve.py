@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge.graph import ExtractedEntity, Extraction, Resolver, Triple, normalize, title_key
+from knowledge.kg import ExtractedEntity, Extraction, Resolver, Triple, normalize, title_key
 
 
 @pytest.mark.parametrize(

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from graph_helpers import BRIDGE_CORPUS
 
-from knowledge.graph import FastExtractor, GraphSink, GraphStore
-from knowledge.graph.falkordb_server import free_port
-from knowledge.graph.falkordb_store import FalkorDBStore
-from knowledge.graph.linking import candidate_ngrams, link
+from knowledge.kg import FastExtractor, GraphSink, GraphStore
+from knowledge.kg.falkordb_server import free_port
+from knowledge.kg.falkordb_store import FalkorDBStore
+from knowledge.kg.linking import candidate_ngrams, link
 from knowledge.models import Document
 from tools.base import RetrievalTool, ToolError
 from tools.graph_search import GraphSearchTool

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from knowledge.graph import EntityRecord, GraphBatch, GraphStoreUnavailable
-from knowledge.graph.factory import open_graph
-from knowledge.graph.falkordb_server import FalkorDBServer, free_port
-from knowledge.graph.falkordb_store import FalkorDBStore
+from knowledge.kg import EntityRecord, GraphBatch, GraphStoreUnavailable
+from knowledge.kg.factory import open_graph
+from knowledge.kg.falkordb_server import FalkorDBServer, free_port
+from knowledge.kg.falkordb_store import FalkorDBStore
 from knowledge.settings import Settings
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from graph_helpers import chunk
 
-from knowledge.graph import FastExtractor, GraphSink, GraphStore
-from knowledge.graph.blocking import BlockingGraphSink
-from knowledge.graph.falkordb_server import FalkorDBServer
-from knowledge.graph.falkordb_store import FalkorDBStore
+from knowledge.kg import FastExtractor, GraphSink, GraphStore
+from knowledge.kg.blocking import BlockingGraphSink
+from knowledge.kg.falkordb_server import FalkorDBServer
+from knowledge.kg.falkordb_store import FalkorDBStore
 from knowledge.models import Document
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from knowledge.graph import (
+from knowledge.kg import (
     ChunkRecord,
     EntityRecord,
     GraphBatch,
@@ -14,7 +14,7 @@ from knowledge.graph import (
     Mention,
     RelationRecord,
 )
-from knowledge.graph.schema import MAX_KEY_LENGTH
+from knowledge.kg.schema import MAX_KEY_LENGTH
 
 
 def _batch() -> GraphBatch:

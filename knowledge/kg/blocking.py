@@ -11,10 +11,10 @@ import threading
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, TypeVar
 
-from knowledge.graph.extractor import Extractor
-from knowledge.graph.schema import GraphStats
-from knowledge.graph.sink import GraphSink
-from knowledge.graph.store import GraphStore
+from knowledge.kg.extractor import Extractor
+from knowledge.kg.schema import GraphStats
+from knowledge.kg.sink import GraphSink
+from knowledge.kg.store import GraphStore
 from knowledge.models import Chunk, Document
 
 T = TypeVar("T")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Container, Iterator
 
-from knowledge.graph.resolve import normalize
+from knowledge.kg.resolve import normalize
 
 _TOKEN = re.compile(r"\w(?:[\w'’.\-]*\w)?", re.UNICODE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"“'(\[]?[A-Z0-9])")

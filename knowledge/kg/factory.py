@@ -6,10 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
-from knowledge.graph.falkordb_server import FalkorDBServer
-from knowledge.graph.falkordb_store import FalkorDBStore
-from knowledge.graph.neo4j_store import Neo4jStore
-from knowledge.graph.store import GraphStore
+from knowledge.kg.falkordb_server import FalkorDBServer
+from knowledge.kg.falkordb_store import FalkorDBStore
+from knowledge.kg.neo4j_store import Neo4jStore
+from knowledge.kg.store import GraphStore
 from knowledge.settings import Settings
 
 

@@ -15,9 +15,9 @@ from typing import Any
 from neo4j import AsyncDriver, AsyncGraphDatabase
 from neo4j.exceptions import DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
-from knowledge.graph.cypher_store import CypherGraphStore, Row, fulltext_words
-from knowledge.graph.schema import Edge, EntityHit, GraphPath, check_tenant
-from knowledge.graph.store import GraphStoreError, GraphStoreUnavailable
+from knowledge.kg.cypher_store import CypherGraphStore, Row, fulltext_words
+from knowledge.kg.schema import Edge, EntityHit, GraphPath, check_tenant
+from knowledge.kg.store import GraphStoreError, GraphStoreUnavailable
 
 SETUP = (
     "CREATE CONSTRAINT waypoint_entity_key IF NOT EXISTS FOR (e:Entity) REQUIRE (e.tenant, e.key) IS UNIQUE",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from knowledge.graph.extractor import Extractor
-from knowledge.graph.resolve import Resolver
-from knowledge.graph.schema import ChunkRecord, GraphStats
-from knowledge.graph.store import GraphStore
+from knowledge.kg.extractor import Extractor
+from knowledge.kg.resolve import Resolver
+from knowledge.kg.schema import ChunkRecord, GraphStats
+from knowledge.kg.store import GraphStore
 from knowledge.models import Chunk, Document
 
 EXTRACT_BATCH = 16

@@ -13,9 +13,9 @@ from typing import Any
 import redis.exceptions
 from falkordb.asyncio import FalkorDB
 
-from knowledge.graph.cypher_store import CypherGraphStore, Row, fulltext_words
-from knowledge.graph.schema import Edge, EntityHit, GraphPath, check_tenant
-from knowledge.graph.store import GraphStoreError, GraphStoreUnavailable
+from knowledge.kg.cypher_store import CypherGraphStore, Row, fulltext_words
+from knowledge.kg.schema import Edge, EntityHit, GraphPath, check_tenant
+from knowledge.kg.store import GraphStoreError, GraphStoreUnavailable
 
 FULLTEXT_QUERY = """
 CALL db.idx.fulltext.queryNodes('Entity', $q) YIELD node, score

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from knowledge.graph.rank import seed_weight
-from knowledge.graph.resolve import normalize
-from knowledge.graph.spans import MAX_NAME_TOKENS, STOP_NAMES, words
-from knowledge.graph.store import GraphStore
+from knowledge.kg.rank import seed_weight
+from knowledge.kg.resolve import normalize
+from knowledge.kg.spans import MAX_NAME_TOKENS, STOP_NAMES, words
+from knowledge.kg.store import GraphStore
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from knowledge.graph.schema import Extraction
+from knowledge.kg.schema import Extraction
 from knowledge.models import Chunk
 
 

@@ -11,8 +11,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
-from knowledge.graph import cypher
-from knowledge.graph.schema import (
+from knowledge.kg import cypher
+from knowledge.kg.schema import (
     ChunkRecord,
     Edge,
     EntityHit,

@@ -1,13 +1,13 @@
 """Knowledge graph: schema, the GraphStore protocol and its adapters, extraction, resolution, the ingest sink.
 
-Import adapters from their modules (``knowledge.graph.falkordb_store``, ``knowledge.graph.neo4j_store``)
-or build the configured one with ``knowledge.graph.factory.open_graph(settings)``.
+Import adapters from their modules (``knowledge.kg.falkordb_store``, ``knowledge.kg.neo4j_store``)
+or build the configured one with ``knowledge.kg.factory.open_graph(settings)``.
 """
 
-from knowledge.graph.extractor import ExtractionError, Extractor
-from knowledge.graph.fast_extractor import FastExtractor
-from knowledge.graph.resolve import Resolver, normalize, title_key
-from knowledge.graph.schema import (
+from knowledge.kg.extractor import ExtractionError, Extractor
+from knowledge.kg.fast_extractor import FastExtractor
+from knowledge.kg.resolve import Resolver, normalize, title_key
+from knowledge.kg.schema import (
     ChunkRecord,
     Edge,
     EntityHit,
@@ -23,8 +23,8 @@ from knowledge.graph.schema import (
     Subgraph,
     Triple,
 )
-from knowledge.graph.sink import GraphSink
-from knowledge.graph.store import GraphStore, GraphStoreError, GraphStoreUnavailable
+from knowledge.kg.sink import GraphSink
+from knowledge.kg.store import GraphStore, GraphStoreError, GraphStoreUnavailable
 
 __all__ = [
     "ChunkRecord",

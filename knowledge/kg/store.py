@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from knowledge.errors import BackendUnavailableError
-from knowledge.graph.schema import ChunkRecord, EntityHit, GraphBatch, GraphPath, GraphStats, Subgraph
+from knowledge.kg.schema import ChunkRecord, EntityHit, GraphBatch, GraphPath, GraphStats, Subgraph
 
 
 class GraphStoreError(Exception):

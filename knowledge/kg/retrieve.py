@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from knowledge.graph.linking import Seed, link
-from knowledge.graph.rank import personalized_pagerank
-from knowledge.graph.schema import ChunkRecord, Edge, GraphPath, Subgraph
-from knowledge.graph.store import GraphStore
+from knowledge.kg.linking import Seed, link
+from knowledge.kg.rank import personalized_pagerank
+from knowledge.kg.schema import ChunkRecord, Edge, GraphPath, Subgraph
+from knowledge.kg.store import GraphStore
 from knowledge.settings import GraphConfig
 
 HOP2_FRONTIER = 24

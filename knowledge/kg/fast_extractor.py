@@ -11,9 +11,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from knowledge.graph.resolve import normalize, strip_disambiguation, title_key
-from knowledge.graph.schema import ExtractedEntity, Extraction, Triple
-from knowledge.graph.spans import gazetteer_spans, name_spans, quoted_spans, sentences
+from knowledge.kg.resolve import normalize, strip_disambiguation, title_key
+from knowledge.kg.schema import ExtractedEntity, Extraction, Triple
+from knowledge.kg.spans import gazetteer_spans, name_spans, quoted_spans, sentences
 from knowledge.models import Chunk
 
 MAX_PER_SENTENCE = 8

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-from knowledge.graph.store import GraphStoreUnavailable
+from knowledge.kg.store import GraphStoreUnavailable
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from knowledge.graph.schema import EntityRecord, Extraction, GraphBatch, Mention, RelationRecord
+from knowledge.kg.schema import EntityRecord, Extraction, GraphBatch, Mention, RelationRecord
 
 _ARTICLES = frozenset({"the", "a", "an"})
 _PAREN = re.compile(r"\s*\([^)]*\)\s*$")
