@@ -21,6 +21,28 @@ DEFAULT_MODEL = LocalLLMConfig().model
 """The embedded model ``make run`` serves (1.5B): the agent's end-to-end test answers with it."""
 
 
+INTEGRATION_FIXTURES = frozenset(
+    {"embedded_server", "default_server", "real_llm", "default_llm", "embedder", "falkordb_server", "live"}
+)
+"""Fixtures that bring up a real part: a model (LLM or embedding), a server process, a live HTTP server."""
+INTEGRATION_MARKERS = frozenset({"slow", "gpu", "neo4j", "qdrant_server", "browser"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tell unit and integration tests apart: ``-m unit`` runs in-process doubles only, ``-m integration`` the rest.
+
+    A test is ``integration`` when it is marked so (or with one of INTEGRATION_MARKERS) or uses one of
+    INTEGRATION_FIXTURES; every other test is ``unit``.
+    """
+    for item in items:
+        names = {m.name for m in item.iter_markers()}
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if "integration" in names or names & INTEGRATION_MARKERS or fixtures & INTEGRATION_FIXTURES:
+            item.add_marker(pytest.mark.integration)
+        else:
+            item.add_marker(pytest.mark.unit)
+
+
 @pytest.fixture(autouse=True)
 def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     """No test may reach beyond loopback."""

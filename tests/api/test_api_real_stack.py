@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from apitest_support import parse_sse, serve, wait_job
 from fastapi import FastAPI
 
@@ -21,6 +22,8 @@ from api.state import AppState
 from api.wiring import open_app_deps
 from cli.serve import sample_documents
 from knowledge.settings import Settings
+
+pytestmark = pytest.mark.integration  # real embedding model, Qdrant and FalkorDB (or a child process)
 
 SAMPLE_KB = Path(__file__).resolve().parents[2] / "cli" / "sample_kb"
 

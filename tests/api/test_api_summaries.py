@@ -6,10 +6,14 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
 from agents.llm import CallOptions, LLMUnavailableError, Message, ScriptedLLM
 from api.wiring import open_app_deps
 from knowledge.settings import Settings
 from knowledge.trees import TreeStore
+
+pytestmark = pytest.mark.integration  # real embedding model, Qdrant and FalkorDB (or a child process)
 
 DOC = "# Kettle guide\n\n## Descaling\n\nUse citric acid once a month.\n\n## Warranty\n\nTwo years, no limescale.\n"
 

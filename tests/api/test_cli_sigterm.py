@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.integration  # real embedding model, Qdrant and FalkorDB (or a child process)
+
 # A command's shape: the CLI's SIGTERM handling, FalkorDB started, then an asyncio wait the signal interrupts.
 # "with": the server is owned by a context manager (finally blocks must run); "atexit": only its atexit hook.
 _CHILD = """

@@ -35,6 +35,7 @@ def test_ask_is_registered() -> None:
     assert result.exit_code == 0 and "--thread" in result.output and "--tools" in result.output
 
 
+@pytest.mark.integration  # opens every service: the embedding model, Qdrant, FalkorDB
 def test_ask_keeps_the_run_in_the_trace_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from agents.llm import ScriptedLLM
     from graphs.tracing.store import TraceStore

@@ -11,6 +11,8 @@ from graphs.services import open_deps, open_services
 from knowledge.settings import Settings
 from knowledge.vector_store import open_vector_store
 
+pytestmark = pytest.mark.integration  # real embedding model, Qdrant and FalkorDB (or a child process)
+
 
 async def test_one_of_each_service_shared_by_tenants(settings: Settings, tmp_path: Path) -> None:
     llm = ScriptedLLM([])

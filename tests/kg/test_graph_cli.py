@@ -11,6 +11,8 @@ from typer.testing import CliRunner
 
 from cli import app
 
+pytestmark = pytest.mark.integration  # real embedding model, Qdrant and FalkorDB (or a child process)
+
 
 @pytest.fixture
 def corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

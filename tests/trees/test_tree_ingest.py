@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from tree_support import MANUAL
 
 from knowledge.embeddings.local import LocalEmbedder
@@ -11,6 +12,8 @@ from knowledge.ingest import Ingestor
 from knowledge.settings import Settings
 from knowledge.trees import build_tree_sink
 from knowledge.vector_store import open_vector_store
+
+pytestmark = pytest.mark.integration  # real embedding model, Qdrant and FalkorDB (or a child process)
 
 
 def test_ingest_builds_replaces_and_deletes_trees(settings: Settings, tmp_path: Path) -> None:
