@@ -14,7 +14,7 @@ from api.errors import install_error_handlers
 from api.jobs import JobStore
 from api.limits import BodySizeLimit
 from api.metrics import Metrics, RequestMetrics
-from api.routes import chat, documents, openai_compat, ops, runs, traces
+from api.routes import chat, chat_completions, documents, ops, runs, traces
 from api.state import AppState
 from api.tenants import KeyRing
 from graphs.stores import open_trace_store
@@ -57,7 +57,7 @@ def create_app(settings: Settings, *, deps_factory: DepsFactory | None = None) -
         lifespan=lifespan,
     )
     app.state.keyring = keyring
-    for module in (ops, chat, openai_compat, runs, documents):
+    for module in (ops, chat, chat_completions, runs, documents):
         app.include_router(module.router)
     traces.install(app, settings)  # trace viewer: /v1/runs list, spans, /ui, retention, OTel export
     install_error_handlers(app)

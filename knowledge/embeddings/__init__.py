@@ -26,7 +26,7 @@ def build_embedder(settings: Settings, *, inner: Embedder | None = None) -> Cach
 def _build_inner(settings: Settings) -> Embedder:
     cfg = settings.embedding
     if cfg.base_url:
-        from knowledge.embeddings.openai_compat import OpenAICompatibleEmbedder
+        from knowledge.embeddings.remote import OpenAICompatibleEmbedder
 
         return OpenAICompatibleEmbedder(
             cfg.base_url,

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from knowledge.embeddings import CachedEmbedder, Embedder, EmbeddingCache, EmbeddingError
-from knowledge.embeddings.openai_compat import OpenAICompatibleEmbedder
+from knowledge.embeddings.remote import OpenAICompatibleEmbedder
 
 
 class _Renamed:
