@@ -11,29 +11,16 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from graphs.events import Envelope
+from graphs.runner import RunRequest
 from graphs.tracing.store import TraceStore
 from knowledge.settings import Settings
 
-
-@dataclass(frozen=True, kw_only=True)
-class RunSpec:
-    """What the API asks the agent to do: one question on one thread, for one tenant."""
-
-    run_id: str
-    """Run id chosen by the API (the trace store row exists before the first event)."""
-    tenant: str
-    """Tenant whose documents, graph and threads the run may use."""
-    question: str
-    """The user's message."""
-    thread_id: str
-    """Conversation thread."""
-    tools: list[str] | None = None
-    """Restrict the agent to these tools; None: all."""
-    options: dict[str, Any] = field(default_factory=dict)
-    """Per-run options passed through to the agent."""
+RunSpec = RunRequest
+"""What the API asks the agent to do: the run contract itself (``graphs.runner.RunRequest``), built once in
+``api/start.py`` with the run id, tenant and thread the API chose, and passed to the agent unchanged."""
 
 
 RunFn = Callable[[RunSpec], AsyncIterator[Envelope]]

@@ -17,7 +17,7 @@ from pathlib import Path
 from api.deps import AppDeps, DocumentInfo, IngestResult, RunSpec
 from graphs.events import Envelope
 from graphs.public import LLMBackend
-from graphs.runner import RunRequest, stream_run
+from graphs.runner import stream_run
 from graphs.services import AfterIngest, Services, open_services
 from knowledge.ingest import Ingestor, IngestReport
 from knowledge.settings import Settings
@@ -26,16 +26,9 @@ log = logging.getLogger(__name__)
 
 
 async def run_agent(services: Services, spec: RunSpec) -> AsyncIterator[Envelope]:
-    """Run the agent for one request on the tenant's Deps (the API's ``RunFn``)."""
-    request = RunRequest(
-        question=spec.question,
-        thread_id=spec.thread_id,
-        tenant=spec.tenant,
-        tools=spec.tools,
-        run_id=spec.run_id,
-        options=spec.options,
-    )
-    async for envelope in stream_run(services.deps_for(spec.tenant), request):
+    """Run the agent for one request on its tenant's Deps (the API's ``RunFn``)."""
+    deps = services.deps_for(spec.tenant or services.settings.default_tenant)
+    async for envelope in stream_run(deps, spec):
         yield envelope
 
 

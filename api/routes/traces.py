@@ -168,7 +168,8 @@ def exporting(run: RunFn, exporter: OTelExporter) -> RunFn:
                 yield envelope
         finally:
             try:
-                exporter.export(build_trace(spec.run_id, seen), tenant=spec.tenant)
+                run_id = spec.run_id or (seen[0].run_id if seen else "")  # the API always sets both
+                exporter.export(build_trace(run_id, seen), tenant=spec.tenant or "")
             except Exception:  # export must never break a run
                 log.exception("OTel export of run %s failed", spec.run_id)
 
