@@ -2,9 +2,11 @@
 
 ``open_services(settings)`` starts (or takes) the LLM, loads the embedder, opens the vector store, the
 graph and tree indexes, the ingestor over all three, and the state stores (``graphs.stores``); it closes
-them all, in reverse order, when the block ends. The API, the CLI, the evals and the bench scripts all
-open their services here; nothing else opens a store or wires an ``Ingestor``. ``services.deps_for(tenant)``
-gives the agent's dependencies for one tenant: the shared services, tools bound to that tenant.
+them all, in reverse order, when the block ends. The API, ``waypoint ask/ingest/search``, the evals and the
+bench scripts open their services here, and nothing else wires an ``Ingestor`` or the agent's tools (the
+index commands ``waypoint graph`` / ``waypoint tree`` open only the one index they inspect).
+``services.deps_for(tenant)`` gives the agent's dependencies for one tenant: the shared services, tools
+bound to that tenant.
 """
 
 from __future__ import annotations
