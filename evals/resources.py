@@ -36,30 +36,48 @@ async def _close(obj: Any) -> None:
         await _maybe_await(closer())
 
 
+def _merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for raw in reports:
+        for key, value in raw.items():
+            count = len(value) if isinstance(value, list) else value
+            merged[key] = merged.get(key, 0) + count if isinstance(count, int | float) else count
+    return merged
+
+
 async def ingest_corpus(settings: Settings, dataset: Dataset, tenant: str) -> dict[str, Any]:
-    """Ingest the corpus into ``tenant`` (vectors, graph, trees); return the ingest report as a dict."""
+    """Ingest the corpus and the ``docs/`` documents into ``tenant`` (vectors, graph, trees); the ingest report."""
+    from evals.documents import load_documents
     from knowledge.embeddings import build_embedder
     from knowledge.indexes import open_indexes
     from knowledge.ingest import Ingestor
     from knowledge.vector_store import open_vector_store
 
+    docs = load_documents(dataset, settings.ingest) if dataset.doc_files else []
     embedder = build_embedder(settings)
     store = open_vector_store(settings)
+    reports: list[Any] = []
     try:
         with open_indexes(settings) as indexes:
             ingestor = Ingestor(settings, embedder, store, sinks=indexes.sinks)
             try:
-                report = await asyncio.to_thread(ingestor.ingest_corpus, dataset.corpus_path, tenant)
+                if dataset.corpus_path is not None:
+                    reports.append(await asyncio.to_thread(ingestor.ingest_corpus, dataset.corpus_path, tenant))
+                if docs:
+                    reports.append(await asyncio.to_thread(ingestor.ingest_documents, docs, tenant))
             finally:
                 ingestor.close()
     finally:
         for obj in (store, embedder):
             await _close(obj)
-    dump = getattr(report, "model_dump", None)
-    raw: dict[str, Any] = dict(dump(mode="json")) if callable(dump) else {"report": repr(report)}
-    if raw.get("failed"):
-        log.warning("ingestion of %s failed for %d passages", dataset.corpus_path, len(raw["failed"]))
-    return {key: len(value) if isinstance(value, list) else value for key, value in raw.items()}
+    raws: list[dict[str, Any]] = []
+    for report in reports:
+        dump = getattr(report, "model_dump", None)
+        raws.append(dict(dump(mode="json")) if callable(dump) else {"report": repr(report)})
+    merged = _merge(raws)
+    if merged.get("failed"):
+        log.warning("ingestion of %s failed for %d inputs", dataset.name, merged["failed"])
+    return merged
 
 
 class NoLLM:
@@ -103,13 +121,14 @@ class EvalResources:
         marker = self.settings.path("evals", "tenants", f"{self.tenant}.json")
         if marker.exists():
             return
-        log.info("ingesting %s into tenant %r", self.dataset.corpus_path, self.tenant)
+        log.info("ingesting %s into tenant %r", self.dataset.name, self.tenant)
         try:
             report = await ingest_corpus(self.settings, self.dataset, self.tenant)
         except ModuleNotFoundError as exc:
             log.warning("corpus not ingested, ingestion is not available: %s", exc)
             return
-        marker.write_text(json.dumps({"corpus": str(self.dataset.corpus_path), "report": report}, indent=1))
+        where = {"corpus": str(self.dataset.corpus_path), "docs": str(self.dataset.docs_dir)}
+        marker.write_text(json.dumps({**where, "report": report}, indent=1))
 
     async def deps(self) -> Deps:
         """The run Deps (LLM + tools over the eval tenant), ingesting the corpus first."""
