@@ -94,12 +94,13 @@ def provenance_id(prov: dict[str, Any]) -> str:
 def collect_provenance(
     settings: Settings, *, llm_used: bool, backend: str | None, model: str | None, out: Path | None = None
 ) -> dict[str, Any]:
-    """The provenance of a run about to start (``llm_used`` False: no model, so no model hash or backend)."""
+    """The provenance of a run about to start (``llm_used`` False: no model, so no model hash or backend; the
+    model file is hashed for the embedded backend only, the one that reads it)."""
     prov: dict[str, Any] = {
         **git_state(exclude=out),
         "config": resolved_config(settings),
         "model": model if llm_used else None,
-        "model_sha256": model_file_sha256(settings) if llm_used else None,
+        "model_sha256": model_file_sha256(settings) if llm_used and backend == "llama.cpp-embedded" else None,
         "backend": backend if llm_used else None,
         "machine": machine_state(),
     }
