@@ -290,3 +290,18 @@ def test_empty_docs_folder_is_an_error(tmp_path: Path) -> None:
         f.unlink()
     with pytest.raises(DatasetError, match="holds no document"):
         load_dataset(folder)
+
+
+def test_report_renders_not_found_records_and_the_new_tables() -> None:
+    from evals.report import render_markdown
+    from evals.summary import build_summary
+
+    records = [
+        _rec("s1", "section", em=1.0, sr=1.0, said=False, expects=False, tools=["tree_search"]),
+        _rec("a1", "absent", em=0.0, sr=None, said=False, expects=True, tools=["vector_search"]),
+    ]
+    meta = {"dataset": "mixed", "provenance": {"id": "abc", "commit": "c0ffee", "dirty": True, "model_sha256": None}}
+    md = render_markdown(build_summary(meta, {"agent": records}), {"agent": records}, [])
+    assert "| agent | absent | 1 | 0.000 | 0.000 | n/a | n/a |" in md  # no recall for a not-found question
+    assert "| agent | n/a | 0.000 | tree_search 0.500, vector_search 0.500 |" in md  # nothing said "not found"
+    assert "provenance `abc`: commit `c0ffee` (uncommitted changes)" in md
