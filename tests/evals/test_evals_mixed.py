@@ -305,3 +305,20 @@ def test_report_renders_not_found_records_and_the_new_tables() -> None:
     assert "| agent | absent | 1 | 0.000 | 0.000 | n/a | n/a |" in md  # no recall for a not-found question
     assert "| agent | n/a | 0.000 | tree_search 0.500, vector_search 0.500 |" in md  # nothing said "not found"
     assert "provenance `abc`: commit `c0ffee` (uncommitted changes)" in md
+
+
+def test_compare_pairs_recall_on_the_questions_that_have_gold() -> None:
+    from evals.compare import compare_records
+
+    base = {
+        "s1": _rec("s1", "section", em=0.0, sr=0.0, said=False, expects=False, tools=[]),
+        "a1": _rec("a1", "absent", em=0.0, sr=None, said=False, expects=True, tools=[]),
+    }
+    cand = {
+        "s1": _rec("s1", "section", em=1.0, sr=1.0, said=False, expects=False, tools=[]),
+        "a1": _rec("a1", "absent", em=1.0, sr=None, said=True, expects=True, tools=[]),
+    }
+    deltas = {d.metric: d for d in compare_records("agent", base, cand)}
+    assert deltas["em"].n == 2 and deltas["em"].delta == 1.0
+    assert deltas["section_recall"].n == 1 and deltas["section_recall"].delta == 1.0  # a1 has no gold section
+    assert deltas["recall@5"].n == 1  # not dropped because a1 has no recall
