@@ -123,11 +123,12 @@ def differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
 
 
 def check_mergeable(ids: set[str], *, allow_mixed: bool, where: str) -> None:
-    """Refuse records from more than one provenance unless ``allow_mixed`` (records without an id are older)."""
-    known = {i for i in ids if i}
-    if len(known) > 1 and not allow_mixed:
+    """Refuse records from more than one provenance unless ``allow_mixed`` (records of runs that recorded none
+    - an empty id - count as one more, unknown provenance)."""
+    if len(ids) > 1 and not allow_mixed:
+        names = ", ".join(sorted(i or "unrecorded" for i in ids))
         raise EvalError(
-            f"{where} holds records from {len(known)} different provenances ({', '.join(sorted(known))}); "
+            f"{where} holds records from {len(ids)} different provenances ({names}); "
             "results made under another commit, config, model or machine are not merged unless asked "
             "(--allow-mixed-provenance)"
         )

@@ -162,7 +162,7 @@ def write_summary(
     ids = {r.provenance for recs in records.values() for r in recs}
     check_mergeable(ids, allow_mixed=allow_mixed_provenance, where=repr(str(out)))
     summary = build_summary(meta, records)
-    summary["provenance_ids"] = sorted(i for i in ids if i)
+    summary["provenance_ids"] = sorted(i or "unrecorded" for i in ids)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary, dict(records)
 

@@ -77,7 +77,10 @@ def test_embedded_backend_records_the_model_file_hash(tmp_path: Path) -> None:
 
 
 def test_check_mergeable() -> None:
-    check_mergeable({"a", ""}, allow_mixed=False, where="out")  # older records without an id do not count
+    check_mergeable({"a"}, allow_mixed=False, where="out")
+    check_mergeable({""}, allow_mixed=False, where="out")  # an older folder: one (unrecorded) provenance
     check_mergeable({"a", "b"}, allow_mixed=True, where="out")
+    with pytest.raises(EvalError, match="a, unrecorded"):  # new records onto old ones of unknown origin
+        check_mergeable({"a", ""}, allow_mixed=False, where="out")
     with pytest.raises(EvalError, match="2 different provenances"):
         check_mergeable({"a", "b"}, allow_mixed=False, where="out")
