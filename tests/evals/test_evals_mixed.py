@@ -322,3 +322,11 @@ def test_compare_pairs_recall_on_the_questions_that_have_gold() -> None:
     assert deltas["em"].n == 2 and deltas["em"].delta == 1.0
     assert deltas["section_recall"].n == 1 and deltas["section_recall"].delta == 1.0  # a1 has no gold section
     assert deltas["recall@5"].n == 1  # not dropped because a1 has no recall
+
+
+def test_a_document_that_does_not_load_is_named(tmp_path: Path) -> None:
+    folder = write_mixed(tmp_path / "broken")
+    (folder / "docs" / "empty.md").write_text("   \n")
+    ds = load_dataset(folder)
+    with pytest.raises(DatasetError, match=r"'empty\.md'.*does not load.*empty"):
+        load_documents(ds, IngestConfig())
