@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evals.metrics import cached_share, mean, percentile, precision_recall
+from evals.metrics import cached_share, mean, percentile, precision_recall, says_not_found
 from evals.records import QuestionRecord
 
 SCHEMA_VERSION = 2
@@ -108,13 +108,19 @@ def _type_summary(records: Sequence[QuestionRecord]) -> TypeSummary:
     )
 
 
+def said_not_found(record: QuestionRecord) -> bool | None:
+    """The record's "not found" verdict; for records written before it was stored, read from the answer."""
+    if record.said_not_found is not None or record.answer is None:
+        return record.said_not_found
+    return record.trajectory.status == "not_found" or says_not_found(record.answer)
+
+
 def _not_found(records: Sequence[QuestionRecord]) -> NotFoundSummary | None:
-    answered = [r for r in records if r.said_not_found is not None]
+    verdicts = [(said_not_found(r), r.expects_not_found) for r in records]
+    answered = [(bool(said), expects) for said, expects in verdicts if said is not None]
     if not answered:
         return None
-    precision, recall = precision_recall(
-        [bool(r.said_not_found) for r in answered], [r.expects_not_found for r in answered]
-    )
+    precision, recall = precision_recall([s for s, _ in answered], [e for _, e in answered])
     return NotFoundSummary(precision=precision, recall=recall)
 
 

@@ -330,3 +330,16 @@ def test_a_document_that_does_not_load_is_named(tmp_path: Path) -> None:
     ds = load_dataset(folder)
     with pytest.raises(DatasetError, match=r"'empty\.md'.*does not load.*empty"):
         load_documents(ds, IngestConfig())
+
+
+def test_not_found_of_records_written_before_the_verdict_was_stored() -> None:
+    old = [
+        _rec("o1", "bridge", em=0.0, sr=None, said=False, expects=False, tools=[]),
+        _rec("o2", "bridge", em=0.0, sr=None, said=False, expects=False, tools=[]),
+    ]
+    old = [
+        old[0].model_copy(update={"said_not_found": None, "answer": "The knowledge base does not contain the answer."}),
+        old[1].model_copy(update={"said_not_found": None, "answer": "Dijon"}),
+    ]
+    s = summarize(old).model_dump(mode="json")
+    assert s["not_found"] == {"precision": 0.0, "recall": None}  # one "not found" reply, to an answerable question
