@@ -343,3 +343,16 @@ def test_not_found_of_records_written_before_the_verdict_was_stored() -> None:
     ]
     s = summarize(old).model_dump(mode="json")
     assert s["not_found"] == {"precision": 0.0, "recall": None}  # one "not found" reply, to an answerable question
+
+
+def test_the_shipped_mixed_set_loads_and_every_gold_path_is_in_its_tree() -> None:
+    from evals.datasets import BUILTIN_DIR
+
+    ds = load_dataset(BUILTIN_DIR / "mixed")
+    types: dict[str, int] = {}
+    for q in ds.questions:
+        types[q.type] = types.get(q.type, 0) + 1
+    assert types == {"section": 32, "two_docs": 6, "multihop": 15, "absent": 7}
+    assert all(q.expects_not_found for q in ds.questions if q.type == "absent")
+    assert all(len(q.gold_sections) == 2 for q in ds.questions if q.type == "two_docs")
+    check_gold_paths(ds, load_documents(ds, IngestConfig()), TreeConfig())  # loaders / tree builder still agree
