@@ -17,7 +17,11 @@ app = typer.Typer(
     invoke_without_command=True,
 )
 
-_DATASET_HELP = "Folder with *questions.jsonl + *corpus.jsonl, or a shipped set: hotpotqa, 2wikimultihopqa, musique."
+_DATASET_HELP = (
+    "Folder with *questions.jsonl and *corpus.jsonl and/or a docs/ folder, or a shipped set: hotpotqa, "
+    "2wikimultihopqa, musique."
+)
+_MIXED_HELP = "Merge records made under another commit, config, model or machine."
 
 
 @app.callback()
@@ -31,6 +35,7 @@ def run(
     retrieval_only: Annotated[bool, typer.Option("--retrieval-only", help="Score retrieval; no answers.")] = False,
     k: Annotated[int, typer.Option(min=1, help="Passages per retrieval call.")] = 5,
     viewer: Annotated[str, typer.Option(help="Trace link template with {run_id}.")] = "",
+    allow_mixed: Annotated[bool, typer.Option("--allow-mixed-provenance", help=_MIXED_HELP)] = False,
 ) -> None:
     """Run strategies over a dataset, writing records, summary.json and the report into --out."""
     if ctx.invoked_subcommand is not None:
@@ -47,7 +52,14 @@ def run(
     console = Console()
     try:
         data = load_dataset(dataset)
-        config = EvalConfig(strategy, limit=limit, concurrency=concurrency, retrieval_only=retrieval_only, k=k)
+        config = EvalConfig(
+            strategy,
+            limit=limit,
+            concurrency=concurrency,
+            retrieval_only=retrieval_only,
+            k=k,
+            allow_mixed_provenance=allow_mixed,
+        )
         with ProgressBar(console) as bar:
             result = asyncio.run(run_eval(Settings(), data, config, out, observer=bar))
     except EvalError as exc:
@@ -61,7 +73,8 @@ def run(
 def _print_summary(console: Console, summary: dict[str, object]) -> None:
     from evals.report import fmt
 
-    keys = ("n", "em", "f1", "recall@2", "recall@5", "all_gold@5", "llm_calls_mean", "cached_share", "latency_p50_s")
+    keys: tuple[str, ...] = ("n", "em", "f1", "recall@2", "recall@5", "all_gold@5", "section_recall")
+    keys += ("llm_calls_mean", "cached_share", "latency_p50_s")
     table = Table("strategy", *keys, title=f"{summary.get('dataset')}")
     strategies = summary.get("strategies")
     assert isinstance(strategies, dict)
@@ -74,6 +87,7 @@ def _print_summary(console: Console, summary: dict[str, object]) -> None:
 def report(
     out: Annotated[Path, typer.Argument(help="An eval output folder.")],
     viewer: Annotated[str, typer.Option(help="Trace link template with {run_id}.")] = "",
+    allow_mixed: Annotated[bool, typer.Option("--allow-mixed-provenance", help=_MIXED_HELP)] = False,
 ) -> None:
     """Rebuild summary.json and the Markdown / HTML report of an output folder from its records."""
     from evals.datasets import load_dataset
@@ -89,7 +103,7 @@ def report(
         raise typer.Exit(1)
     try:
         source = meta["dataset_dir"] if Path(meta["dataset_dir"]).is_dir() else meta["dataset"]  # moved clone
-        summary, records = write_summary(out, load_dataset(source), meta)
+        summary, records = write_summary(out, load_dataset(source), meta, allow_mixed_provenance=allow_mixed)
     except EvalError as exc:
         console.print(f"[red]report failed:[/red] {exc}")
         raise typer.Exit(1) from exc

@@ -24,6 +24,7 @@ METRICS: tuple[tuple[str, Getter, bool], ...] = (
     ("recall@5", lambda r: r.scores.recall_5, True),
     ("all_gold@5", lambda r: r.scores.all_gold_5, True),
     ("cited_recall@5", lambda r: r.scores.cited_recall_5, True),
+    ("section_recall", lambda r: r.scores.section_recall, True),
     ("llm_calls", lambda r: float(r.llm_calls), False),
     ("prompt_tokens", lambda r: float(r.prompt_tokens), False),
     ("completion_tokens", lambda r: float(r.completion_tokens), False),
@@ -124,11 +125,12 @@ def compare_records(
     if not common:
         return deltas
     for name, get, higher in METRICS:
-        pairs = [(x, y) for x, y in ((get(ra), get(rb)) for ra, rb in zip(a, b, strict=True))]
-        if any(x is None or y is None for x, y in pairs):
+        pairs = [(get(ra), get(rb)) for ra, rb in zip(a, b, strict=True)]
+        present = [(x, y) for x, y in pairs if x is not None and y is not None]
+        if not present:  # e.g. EM of a retrieval-only run; a not-found question has no recall (paired on the rest)
             continue
-        xs = [float(x) for x, _ in pairs if x is not None]
-        ys = [float(y) for _, y in pairs if y is not None]
+        xs = [float(x) for x, _ in present]
+        ys = [float(y) for _, y in present]
         deltas.append(paired_delta(strategy, name, xs, ys, higher_is_better=higher, seed=seed))
     if sum(r.prompt_tokens for r in a) > 0 and sum(r.prompt_tokens for r in b) > 0:
         deltas.append(cached_share_delta(strategy, a, b, seed=seed))

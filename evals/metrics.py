@@ -93,3 +93,53 @@ def mean(values: Sequence[float]) -> float | None:
 def cached_share(prompt_tokens: int, cached_tokens: int) -> float | None:
     """Cached prompt tokens over all prompt tokens; None when there was no prompt at all."""
     return cached_tokens / prompt_tokens if prompt_tokens > 0 else None
+
+
+def norm_path(path: Iterable[str]) -> tuple[str, ...]:
+    """A heading path compared loosely: each heading case-folded with its whitespace collapsed."""
+    return tuple(" ".join(head.split()).casefold() for head in path)
+
+
+def in_section(doc_id: str, path: Sequence[str], gold_doc: str, gold_path: Sequence[str]) -> bool:
+    """True when an item of ``doc_id`` at ``path`` lies in the gold section or below it (an empty gold path: the
+    whole document)."""
+    gold = norm_path(gold_path)
+    return doc_id == gold_doc and norm_path(path)[: len(gold)] == gold
+
+
+def section_recall(
+    items: Iterable[tuple[str, Sequence[str]]], gold_sections: Sequence[tuple[str, Sequence[str]]]
+) -> float | None:
+    """Share of the gold sections in or below which at least one item ``(doc id, section path)`` lies; None when
+    the question names no gold section."""
+    if not gold_sections:
+        return None
+    found = list(items)
+    hits = sum(any(in_section(d, p, gd, gp) for d, p in found) for gd, gp in gold_sections)
+    return hits / len(gold_sections)
+
+
+_NOT_FOUND_PREFIXES = (
+    "not found",
+    "no answer",
+    "noanswer",
+    "knowledge base does not contain",
+    "passages do not contain",
+    "cannot be determined",
+)
+
+
+def says_not_found(answer: str | None) -> bool:
+    """True when an answer text says the knowledge base lacks the answer (``NOT FOUND``, the agent's sentence)."""
+    if not answer:
+        return False
+    return normalize_answer(answer).startswith(tuple(normalize_answer(p) for p in _NOT_FOUND_PREFIXES))
+
+
+def precision_recall(predicted: Sequence[bool], expected: Sequence[bool]) -> tuple[float | None, float | None]:
+    """Precision and recall of the positive class (None where its denominator is zero)."""
+    if len(predicted) != len(expected):
+        raise ValueError(f"{len(predicted)} predictions for {len(expected)} labels")
+    tp = sum(p and e for p, e in zip(predicted, expected, strict=True))
+    n_pred, n_exp = sum(predicted), sum(expected)
+    return (tp / n_pred if n_pred else None, tp / n_exp if n_exp else None)

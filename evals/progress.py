@@ -54,7 +54,9 @@ def running_stats(records: list[QuestionRecord]) -> str:
     f1s = [r.scores.f1 for r in records if r.scores.f1 is not None]
     if f1s:
         parts.append(f"F1 {sum(f1s) / len(f1s):.2f}")
-    parts.append(f"R@5 {sum(r.scores.recall_5 for r in records) / n:.2f}")
+    r5s = [r.scores.recall_5 for r in records if r.scores.recall_5 is not None]
+    if r5s:  # not-found questions have nothing to retrieve
+        parts.append(f"R@5 {sum(r5s) / len(r5s):.2f}")
     calls = sum(r.llm_calls for r in records)
     if calls:
         parts.append(f"calls {calls / n:.1f}")

@@ -43,8 +43,14 @@ class Outcome(BaseModel):
     """For each ``retrieved_ids`` entry, the tool that returned it."""
     retrieved_call: list[int] = Field(default_factory=list)
     """For each ``retrieved_ids`` entry, the 1-based tool call that returned it."""
+    retrieved_paths: list[list[str]] = Field(default_factory=list)
+    """For each ``retrieved_ids`` entry, its section path (empty list when none is known; may be left empty)."""
     cited_ids: list[str] = Field(default_factory=list)
     """Passage ids the answer cited."""
+    cited_paths: list[list[str]] = Field(default_factory=list)
+    """For each ``cited_ids`` entry, its section path (may be left empty)."""
+    not_found: bool = False
+    """The strategy said the knowledge base does not hold the answer (the ``answer`` event's flag)."""
     llm_calls: int = 0
     """LLM calls made."""
     prompt_tokens: int = 0
@@ -72,16 +78,18 @@ class Scores(BaseModel):
     """Exact match (max over answers); None without an answer."""
     f1: float | None = None
     """Token F1 (max over answers); None without an answer."""
-    recall_2: float = Field(0.0, alias="recall@2")
-    """Share of gold passages among the first 2 distinct retrieved passages."""
-    recall_5: float = Field(0.0, alias="recall@5")
-    """Share of gold passages among the first 5 distinct retrieved passages."""
-    all_gold_5: float = Field(0.0, alias="all_gold@5")
-    """1 when all gold passages are among the first 5 retrieved."""
-    recall_all: float = 0.0
-    """Share of gold passages retrieved at any step."""
+    recall_2: float | None = Field(0.0, alias="recall@2")
+    """Share of gold passages among the first 2 distinct retrieved passages; None without gold (not-found)."""
+    recall_5: float | None = Field(0.0, alias="recall@5")
+    """Share of gold passages among the first 5 distinct retrieved passages; None without gold."""
+    all_gold_5: float | None = Field(0.0, alias="all_gold@5")
+    """1 when all gold passages are among the first 5 retrieved; None without gold."""
+    recall_all: float | None = 0.0
+    """Share of gold passages retrieved at any step; None without gold."""
     cited_recall_5: float | None = Field(None, alias="cited_recall@5")
-    """Share of gold passages among the first 5 cited passages; None without an answer."""
+    """Share of gold passages among the first 5 cited passages; None without an answer or without gold."""
+    section_recall: float | None = None
+    """Share of gold sections in or below which a retrieved or cited item lies; None without gold sections."""
 
 
 class QuestionRecord(BaseModel):
@@ -95,6 +103,14 @@ class QuestionRecord(BaseModel):
     type: str
     gold_answers: list[str]
     gold_ids: list[str]
+    gold_sections: list[tuple[str, list[str]]] = Field(default_factory=list)
+    """(document, heading path) of each gold section."""
+    expects_not_found: bool = False
+    """The question's answers are empty: the right reply is "not found"."""
+    said_not_found: bool | None = None
+    """The strategy replied "not found"; None when it gives no answers (retrieval only)."""
+    provenance: str = ""
+    """Id of the run provenance (``run.json``) the record was produced under; empty in older records."""
     run_id: str = ""
     answer: str | None = None
     retrieved_ids: list[str] = Field(default_factory=list)

@@ -22,6 +22,7 @@ TABLE_KEYS: tuple[tuple[str, str], ...] = (
     ("recall@5", "R@5"),
     ("all_gold@5", "all gold@5"),
     ("cited_recall@5", "cited R@5"),
+    ("section_recall", "section R"),
     ("llm_calls_mean", "LLM calls"),
     ("prompt_tokens_mean", "prompt tok"),
     ("cached_share", "cached share"),
@@ -53,20 +54,44 @@ def _strategy_table(strategies: Mapping[str, Any]) -> list[str]:
 
 
 def _type_table(strategies: Mapping[str, Any]) -> list[str]:
-    lines = ["| strategy | type | n | EM | F1 | R@5 |", "|---|---|---|---|---|---|"]
+    lines = ["| strategy | type | n | EM | F1 | R@5 | section R |", "|---|---|---|---|---|---|---|"]
     for name, s in strategies.items():
         for t, row in s.get("by_type", {}).items():
-            cells = [fmt(row.get(k)) for k in ("n", "em", "f1", "recall@5")]
+            cells = [fmt(row.get(k)) for k in ("n", "em", "f1", "recall@5", "section_recall")]
             lines.append(f"| {name} | {t} | " + " | ".join(cells) + " |")
     return lines
 
 
+def _tools_table(strategies: Mapping[str, Any]) -> list[str]:
+    lines = ["| strategy | not found precision | not found recall | tool calls per question |", "|---|---|---|---|"]
+    for name, s in strategies.items():
+        nf = s.get("not_found") or {}
+        tools = ", ".join(f"{t} {fmt(v.get('calls_mean'))}" for t, v in (s.get("tools") or {}).items()) or "-"
+        lines.append(f"| {name} | {fmt(nf.get('precision'))} | {fmt(nf.get('recall'))} | {tools} |")
+    return lines
+
+
+def _zero(value: float | None) -> float:
+    return value if value is not None else 0.0
+
+
 def worst(records: Sequence[QuestionRecord], n: int) -> list[QuestionRecord]:
     """The ``n`` worst records: errors first, then lowest F1 (when answered), then lowest Recall@5."""
-    return sorted(
-        records,
-        key=lambda r: (r.error is None, r.scores.f1 if r.scores.f1 is not None else 0.0, r.scores.recall_5),
-    )[:n]
+    return sorted(records, key=lambda r: (r.error is None, _zero(r.scores.f1), _zero(r.scores.recall_5)))[:n]
+
+
+def _provenance_line(summary: dict[str, Any]) -> str:
+    prov = summary.get("provenance") or {}
+    if not prov:
+        return "- provenance: not recorded (an older run)"
+    dirty = " (uncommitted changes)" if prov.get("dirty") else ""
+    mixed = summary.get("provenance_ids") or []
+    note = f"; records from {len(mixed)} provenances merged on request" if len(mixed) > 1 else ""
+    sha = prov.get("model_sha256")
+    return (
+        f"- provenance `{prov.get('id')}`: commit `{prov.get('commit')}`{dirty}, model file sha256 "
+        f"`{sha[:16] + '…' if sha else '-'}`{note}; full config in `run.json`"
+    )
 
 
 def _failures(name: str, records: Sequence[QuestionRecord], viewer: str, n: int) -> list[str]:
@@ -100,6 +125,7 @@ def render_markdown(
         f"- machine: {machine.get('cpu')}, {machine.get('cores')} cores, {machine.get('ram_gib')} GiB RAM, "
         f"{machine.get('os')}",
         f"- passages per retrieval call (k): {summary.get('k')}; rates are fractions in 0-1; n/a = no such figure",
+        _provenance_line(summary),
         "",
         "## Strategies",
         "",
@@ -110,6 +136,10 @@ def render_markdown(
         "## By question type",
         "",
         *_type_table(summary["strategies"]),
+        "",
+        "## Not found and tools",
+        "",
+        *_tools_table(summary["strategies"]),
         "",
         "## Worst failures",
         "",

@@ -27,13 +27,30 @@ def tenant_for(dataset: Dataset) -> str:
     return f"eval-{safe}-{dataset.corpus_hash[:12]}"
 
 
+def _merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for raw in reports:
+        for key, value in raw.items():
+            count = len(value) if isinstance(value, list) else value
+            merged[key] = merged.get(key, 0) + count if isinstance(count, int | float) else count
+    return merged
+
+
 async def ingest_corpus(services: Services, dataset: Dataset, tenant: str) -> dict[str, Any]:
-    """Ingest the corpus into ``tenant`` (vectors, graph, trees); return the ingest report as a dict."""
-    report = await asyncio.to_thread(services.ingestor.ingest_corpus, dataset.corpus_path, tenant)
-    raw: dict[str, Any] = report.model_dump(mode="json")
-    if raw.get("failed"):
-        log.warning("ingestion of %s failed for %d passages", dataset.corpus_path, len(raw["failed"]))
-    return {key: len(value) if isinstance(value, list) else value for key, value in raw.items()}
+    """Ingest the corpus and the ``docs/`` documents into ``tenant`` (vectors, graph, trees); the ingest report."""
+    from evals.documents import load_documents
+
+    settings = services.settings
+    docs = load_documents(dataset, settings.ingest) if dataset.doc_files else []
+    reports: list[Any] = []
+    if dataset.corpus_path is not None:
+        reports.append(await asyncio.to_thread(services.ingestor.ingest_corpus, dataset.corpus_path, tenant))
+    if docs:
+        reports.append(await asyncio.to_thread(services.ingestor.ingest_documents, docs, tenant))
+    merged = _merge([dict(report.model_dump(mode="json")) for report in reports])
+    if merged.get("failed"):
+        log.warning("ingestion of %s failed for %d inputs", dataset.name, merged["failed"])
+    return merged
 
 
 class EvalResources:
@@ -61,9 +78,10 @@ class EvalResources:
         marker = self.settings.path("evals", "tenants", f"{self.tenant}.json")
         if marker.exists():
             return
-        log.info("ingesting %s into tenant %r", self.dataset.corpus_path, self.tenant)
+        log.info("ingesting %s into tenant %r", self.dataset.name, self.tenant)
         report = await ingest_corpus(await self.services(), self.dataset, self.tenant)
-        marker.write_text(json.dumps({"corpus": str(self.dataset.corpus_path), "report": report}, indent=1))
+        where = {"corpus": str(self.dataset.corpus_path), "docs": str(self.dataset.docs_dir)}
+        marker.write_text(json.dumps({**where, "report": report}, indent=1))
 
     async def deps(self) -> Deps:
         """The run Deps (LLM + tools over the eval tenant), ingesting the corpus first."""

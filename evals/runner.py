@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from evals.datasets import Dataset, Question
+from evals.documents import check_gold_paths, load_documents
 from evals.errors import EvalError
-from evals.machine import describe_machine
+from evals.provenance import check_mergeable, collect_provenance, differences, machine_state
 from evals.records import QuestionRecord
 from evals.resources import EvalResources, NoLLM
 from evals.scoring import error_record, make_record
@@ -42,6 +43,8 @@ class EvalConfig:
     """Score retrieval only, without generating answers (retrieval strategies)."""
     k: int = 5
     """Passages per retrieval call."""
+    allow_mixed_provenance: bool = False
+    """Resume into a folder whose records were made under another provenance (commit, config, model, machine)."""
 
 
 class Observer(Protocol):
@@ -84,7 +87,7 @@ def _check_meta(out: Path, dataset: Dataset, config: EvalConfig) -> dict[str, An
         content_hash=dataset.content_hash,
         retrieval_only=config.retrieval_only,
         k=config.k,
-        machine=describe_machine(),
+        machine=machine_state(),
         started_at=meta.get("started_at") or _now(),
     )
     meta.setdefault("model", None)
@@ -100,6 +103,7 @@ async def run_strategy(
     *,
     concurrency: int = 1,
     observer: Observer | None = None,
+    provenance: str = "",
 ) -> list[QuestionRecord]:
     """Run the questions not yet recorded (or recorded with an error), appending each record as it finishes."""
     if concurrency < 1:
@@ -118,11 +122,13 @@ async def run_strategy(
             try:
                 outcome = await strategy.run(question)
                 record = make_record(question, strategy.name, outcome, time.perf_counter() - start)
+                record = record.model_copy(update={"provenance": provenance})
             except Exception as exc:
                 log.warning("strategy %r failed on %r: %s", strategy.name, question.id, exc)
                 message = f"{type(exc).__name__}: {exc}"
                 elapsed = time.perf_counter() - start
                 record = error_record(question, strategy.name, message, elapsed, answering=strategy.answers)
+                record = record.model_copy(update={"provenance": provenance})
             async with lock:
                 append_record(path, record)
                 done[question.id] = record
@@ -142,16 +148,53 @@ def _model_meta(resources: EvalResources) -> tuple[str | None, str | None]:
     return getattr(deps.llm, "model_name", None), deps.backend or "passed-in"
 
 
-def write_summary(out: Path, dataset: Dataset, meta: dict[str, Any]) -> tuple[dict[str, Any], dict[str, list[Any]]]:
-    """Summarise every strategy recorded in ``out`` over the dataset's questions; write ``summary.json``."""
+def write_summary(
+    out: Path, dataset: Dataset, meta: dict[str, Any], *, allow_mixed_provenance: bool = False
+) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """Summarise every strategy recorded in ``out`` over the dataset's questions; write ``summary.json``.
+
+    Records of different provenances are refused unless ``allow_mixed_provenance`` (the summary then says so)."""
     order = {q.id: i for i, q in enumerate(dataset.questions)}
     records: dict[str, list[QuestionRecord]] = {}
     for name in strategies_in(out):
         recs = [r for r in load_records(records_path(out, name)).values() if r.question_id in order]
         records[name] = sorted(recs, key=lambda r: order[r.question_id])
+    ids = {r.provenance for recs in records.values() for r in recs}
+    check_mergeable(ids, allow_mixed=allow_mixed_provenance, where=repr(str(out)))
     summary = build_summary(meta, records)
+    summary["provenance_ids"] = sorted(i or "unrecorded" for i in ids)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary, dict(records)
+
+
+def _provenance(
+    settings: Settings,
+    out: Path,
+    meta: dict[str, Any],
+    config: EvalConfig,
+    *,
+    llm: LLMBackend | None,
+    llm_needed: bool,
+) -> dict[str, Any]:
+    """This run's provenance, written into ``run.json``; refuses to add to records of another one unless asked."""
+    if llm is not None:
+        model, backend = getattr(llm, "model_name", None), "passed-in"
+    elif settings.llm.base_url:
+        model, backend = settings.llm.model, "openai-compatible"
+    else:
+        model, backend = settings.local.model, "llama.cpp-embedded"
+    prov = collect_provenance(settings, llm_used=llm_needed, backend=backend, model=model, out=out)
+    earlier = {r.provenance for name in strategies_in(out) for r in load_records(records_path(out, name)).values()}
+    before = meta.get("provenance")
+    try:
+        check_mergeable(earlier | {prov["id"]}, allow_mixed=config.allow_mixed_provenance, where=repr(str(out)))
+    except EvalError as exc:
+        changed = ", ".join(differences(before, prov)) if isinstance(before, dict) else "unknown"
+        raise EvalError(f"{exc}; changed since the recorded run: {changed}") from exc
+    history = [p for p in meta.get("provenance_history", []) if p.get("id") != prov["id"]]
+    meta.update(provenance=prov, provenance_history=[*history, prov])
+    write_meta(out, meta)
+    return prov
 
 
 async def run_eval(
@@ -167,9 +210,12 @@ async def run_eval(
     if not config.strategies:
         raise EvalError("no strategy given")
     check_names(config.strategies)
+    if dataset.doc_files:  # a gold path its document lacks would score as a silent miss
+        check_gold_paths(dataset, load_documents(dataset, settings.ingest), settings.tree)
     meta = _check_meta(out, dataset, config)
     questions = dataset.questions[: config.limit] if config.limit is not None else dataset.questions
     llm_needed = needs_llm(config.strategies, retrieval_only=config.retrieval_only)
+    prov = _provenance(settings, out, meta, config, llm=llm, llm_needed=llm_needed)
     resources = EvalResources(settings, dataset, llm=llm, needs_llm=llm_needed)
     try:
         ctx = StrategyContext(settings, dataset, resources, retrieval_only=config.retrieval_only, k=config.k)
@@ -181,6 +227,7 @@ async def run_eval(
                 records_path(out, name),
                 concurrency=config.concurrency,
                 observer=observer,
+                provenance=prov["id"],
             )
         model, backend = _model_meta(resources)
     finally:
@@ -189,5 +236,5 @@ async def run_eval(
         meta.update(model=model, backend=backend)
     meta["finished_at"] = _now()
     write_meta(out, meta)
-    summary, records = write_summary(out, dataset, meta)
+    summary, records = write_summary(out, dataset, meta, allow_mixed_provenance=config.allow_mixed_provenance)
     return EvalResult(out=out, summary=summary, records=records)

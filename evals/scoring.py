@@ -3,29 +3,65 @@
 from __future__ import annotations
 
 from evals.datasets import Question
-from evals.metrics import all_gold_at_k, best_exact_match, best_f1, dedupe, recall_at_k
+from evals.metrics import (
+    all_gold_at_k,
+    best_exact_match,
+    best_f1,
+    dedupe,
+    recall_at_k,
+    says_not_found,
+    section_recall,
+)
 from evals.records import Outcome, QuestionRecord, Scores, Trajectory
 
 
+def said_not_found(outcome: Outcome) -> bool | None:
+    """Whether the strategy replied "not found" (its flag, the run's status, or the answer's words); None without
+    an answer."""
+    if outcome.answer is None:
+        return None
+    return outcome.not_found or outcome.status == "not_found" or says_not_found(outcome.answer)
+
+
+def _answer_scores(question: Question, outcome: Outcome) -> tuple[float | None, float | None]:
+    """EM and F1; for a question without an answer both are 1 when the reply says "not found", else 0."""
+    if outcome.answer is None:
+        return None, None
+    if question.expects_not_found:
+        hit = float(bool(said_not_found(outcome)))
+        return hit, hit
+    return best_exact_match(outcome.answer, question.answers), best_f1(outcome.answer, question.answers)
+
+
+def _items(ids: list[str], paths: list[list[str]]) -> list[tuple[str, list[str]]]:
+    padded = paths if len(paths) == len(ids) else [[] for _ in ids]  # paths unknown: document-level items
+    return list(zip(ids, padded, strict=True))
+
+
 def score(question: Question, outcome: Outcome) -> Scores:
-    """EM / F1 of the answer, recall of the retrieved and the cited passages."""
-    gold = question.supporting_passage_ids
+    """EM / F1 of the answer, recall of the retrieved and the cited passages, recall of the gold sections."""
+    gold = question.gold_ids
     ranked = dedupe(outcome.retrieved_ids)
     answered = outcome.answer is not None
+    em, f1 = _answer_scores(question, outcome)
+    items = _items(outcome.retrieved_ids, outcome.retrieved_paths) + _items(outcome.cited_ids, outcome.cited_paths)
+    if not gold:  # nothing to retrieve: a not-found question
+        return Scores(em=em, f1=f1, recall_2=None, recall_5=None, all_gold_5=None, recall_all=None)
     return Scores(
-        em=best_exact_match(outcome.answer, question.answers) if outcome.answer is not None else None,
-        f1=best_f1(outcome.answer, question.answers) if outcome.answer is not None else None,
+        em=em,
+        f1=f1,
         recall_2=recall_at_k(ranked, gold, 2),
         recall_5=recall_at_k(ranked, gold, 5),
         all_gold_5=all_gold_at_k(ranked, gold, 5),
         recall_all=recall_at_k(ranked, gold, len(ranked)) if ranked else 0.0,
         cited_recall_5=recall_at_k(outcome.cited_ids, gold, 5) if answered else None,
+        section_recall=section_recall(items, question.gold_sections),
     )
 
 
 def trajectory(question: Question, outcome: Outcome) -> Trajectory:
     """Which call completed the gold set, which tools found which gold passage, how the run ended."""
-    gold = set(question.supporting_passage_ids)
+    gold = set(question.gold_ids)
     by_tool: dict[str, list[str]] = {}
     seen: set[str] = set()
     first_call: int | None = None
@@ -37,7 +73,7 @@ def trajectory(question: Question, outcome: Outcome) -> Trajectory:
         if tool and tool not in by_tool.setdefault(pid, []):
             by_tool[pid].append(tool)
         seen.add(pid)
-        if first_call is None and seen == gold:
+        if first_call is None and gold and seen == gold:
             first_call = call
     hops = len(outcome.tool_calls) if outcome.tool_calls else (1 if outcome.retrieved_ids else 0)
     return Trajectory(
@@ -47,7 +83,7 @@ def trajectory(question: Question, outcome: Outcome) -> Trajectory:
         hops=hops,
         gold_first_call=first_call,
         gold_by_tool=by_tool,
-        stopped_early=first_call is None and outcome.status in ("ok", "not_found"),
+        stopped_early=bool(gold) and first_call is None and outcome.status in ("ok", "not_found"),
         hit_budget=outcome.status == "budget",
     )
 
@@ -60,7 +96,10 @@ def make_record(question: Question, strategy: str, outcome: Outcome, latency_s: 
         question=question.question,
         type=question.type,
         gold_answers=list(question.answers),
-        gold_ids=list(question.supporting_passage_ids),
+        gold_ids=question.gold_ids,
+        gold_sections=question.gold_sections,
+        expects_not_found=question.expects_not_found,
+        said_not_found=said_not_found(outcome),
         run_id=outcome.run_id,
         answer=outcome.answer,
         retrieved_ids=dedupe(outcome.retrieved_ids),

@@ -8,10 +8,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evals.metrics import cached_share, mean, percentile
+from evals.metrics import cached_share, mean, percentile, precision_recall, says_not_found
 from evals.records import QuestionRecord
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class TypeSummary(BaseModel):
@@ -23,6 +23,17 @@ class TypeSummary(BaseModel):
     em: float | None
     f1: float | None
     recall_5: float | None = Field(alias="recall@5")
+    section_recall: float | None = None
+    """Mean section recall over the type's questions that name gold sections; None when none do."""
+
+
+class NotFoundSummary(BaseModel):
+    """How well "not found" replies match the questions whose answer is absent."""
+
+    precision: float | None
+    """Share of "not found" replies given to questions without an answer; None when no reply said "not found"."""
+    recall: float | None
+    """Share of questions without an answer that got a "not found" reply; None when the set has none."""
 
 
 class StrategySummary(BaseModel):
@@ -74,6 +85,12 @@ class StrategySummary(BaseModel):
     """Questions whose run raised (scored as zero)."""
     by_type: dict[str, TypeSummary] = Field(default_factory=dict)
     """The main figures per question type (bridge, comparison, 2hop, ...)."""
+    section_recall: float | None = None
+    """Mean share of gold sections with a retrieved or cited item in or below them; None without gold sections."""
+    not_found: NotFoundSummary | None = None
+    """Precision / recall of "not found" replies; None for strategies that give no answers."""
+    tools: dict[str, dict[str, float]] = Field(default_factory=dict)
+    """Per tool, ``{"calls_mean": calls per question}``."""
 
 
 def _opt_mean(values: Sequence[float | None]) -> float | None:
@@ -86,8 +103,25 @@ def _type_summary(records: Sequence[QuestionRecord]) -> TypeSummary:
         n=len(records),
         em=_opt_mean([r.scores.em for r in records]),
         f1=_opt_mean([r.scores.f1 for r in records]),
-        recall_5=mean([r.scores.recall_5 for r in records]),
+        recall_5=_opt_mean([r.scores.recall_5 for r in records]),
+        section_recall=_opt_mean([r.scores.section_recall for r in records]),
     )
+
+
+def said_not_found(record: QuestionRecord) -> bool | None:
+    """The record's "not found" verdict; for records written before it was stored, read from the answer."""
+    if record.said_not_found is not None or record.answer is None:
+        return record.said_not_found
+    return record.trajectory.status == "not_found" or says_not_found(record.answer)
+
+
+def _not_found(records: Sequence[QuestionRecord]) -> NotFoundSummary | None:
+    verdicts = [(said_not_found(r), r.expects_not_found) for r in records]
+    answered = [(bool(said), expects) for said, expects in verdicts if said is not None]
+    if not answered:
+        return None
+    precision, recall = precision_recall([s for s, _ in answered], [e for _, e in answered])
+    return NotFoundSummary(precision=precision, recall=recall)
 
 
 def summarize(records: Sequence[QuestionRecord]) -> StrategySummary:
@@ -98,6 +132,7 @@ def summarize(records: Sequence[QuestionRecord]) -> StrategySummary:
     n_calls = sum(tools.values())
     gold_by_tool = Counter(t for r in records for found in r.trajectory.gold_by_tool.values() for t in found)
     types = sorted({r.type for r in records})
+    with_gold = [r for r in records if r.gold_ids]
 
     def llm_mean(values: list[int]) -> float | None:
         return mean([float(v) for v in values]) if used_llm else None
@@ -106,9 +141,9 @@ def summarize(records: Sequence[QuestionRecord]) -> StrategySummary:
         n=len(records),
         em=_opt_mean([r.scores.em for r in records]),
         f1=_opt_mean([r.scores.f1 for r in records]),
-        recall_2=mean([r.scores.recall_2 for r in records]),
-        recall_5=mean([r.scores.recall_5 for r in records]),
-        all_gold_5=mean([r.scores.all_gold_5 for r in records]),
+        recall_2=_opt_mean([r.scores.recall_2 for r in records]),
+        recall_5=_opt_mean([r.scores.recall_5 for r in records]),
+        all_gold_5=_opt_mean([r.scores.all_gold_5 for r in records]),
         llm_calls_mean=llm_mean([r.llm_calls for r in records]),
         prompt_tokens_mean=llm_mean([r.prompt_tokens for r in records]),
         cached_tokens_mean=llm_mean([r.cached_tokens for r in records]),
@@ -119,7 +154,7 @@ def summarize(records: Sequence[QuestionRecord]) -> StrategySummary:
         latency_p95_s=percentile(latencies, 95),
         completion_tokens_mean=llm_mean([r.completion_tokens for r in records]),
         cited_recall_5=_opt_mean([r.scores.cited_recall_5 for r in records]),
-        gold_retrieved_share=mean([float(r.trajectory.gold_first_call is not None) for r in records]),
+        gold_retrieved_share=mean([float(r.trajectory.gold_first_call is not None) for r in with_gold]),
         stopped_early_share=mean([float(r.trajectory.stopped_early) for r in records]),
         hit_budget_share=mean([float(r.trajectory.hit_budget) for r in records]),
         hops_mean=mean([float(r.trajectory.hops) for r in records]),
@@ -127,7 +162,17 @@ def summarize(records: Sequence[QuestionRecord]) -> StrategySummary:
         gold_by_tool=dict(sorted(gold_by_tool.items())),
         errors=sum(r.error is not None for r in records),
         by_type={t: _type_summary([r for r in records if r.type == t]) for t in types},
+        section_recall=_opt_mean([r.scores.section_recall for r in records]),
+        not_found=_not_found(records),
+        tools={t: {"calls_mean": c / len(records)} for t, c in sorted(tools.items())} if records else {},
     )
+
+
+def _brief(prov: Any) -> dict[str, Any] | None:
+    """The provenance fields a reader of the summary needs (the full record is in ``run.json``)."""
+    if not isinstance(prov, dict):
+        return None
+    return {k: prov.get(k) for k in ("id", "commit", "dirty", "model", "model_sha256", "backend")}
 
 
 def build_summary(meta: dict[str, Any], records: Mapping[str, Sequence[QuestionRecord]]) -> dict[str, Any]:
@@ -141,5 +186,6 @@ def build_summary(meta: dict[str, Any], records: Mapping[str, Sequence[QuestionR
         "machine": meta.get("machine"),
         "content_hash": meta.get("content_hash"),
         "k": meta.get("k"),
+        "provenance": _brief(meta.get("provenance")),
         "strategies": {name: summarize(recs).model_dump(mode="json") for name, recs in sorted(records.items())},
     }

@@ -5,12 +5,15 @@ types an eval strategy needs come through here, so ``graphs`` stays the one plac
 """
 
 from agents.llm import CallOptions, LLMBackend, llm_calls
+from agents.llm.model_files import CATALOG as MODEL_CATALOG
+from agents.llm.model_files import sha256_file
 from agents.llm.unavailable import NoLLM
 from agents.prompting import Block, PromptBuilder
 from agents.prompts import render as render_prompt
 from tools.base import RetrievalTool
 
 __all__ = [
+    "MODEL_CATALOG",
     "Block",
     "CallOptions",
     "LLMBackend",
@@ -19,4 +22,5 @@ __all__ = [
     "RetrievalTool",
     "llm_calls",
     "render_prompt",
+    "sha256_file",
 ]

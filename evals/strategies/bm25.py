@@ -1,4 +1,6 @@
-"""The BM25 baseline of the dataset README: k1 1.2, b 0.75, title + text, lower-cased word tokens, no stemming."""
+"""The BM25 baseline of the dataset README: k1 1.2, b 0.75, title + text, lower-cased word tokens, no stemming.
+
+``docs/`` documents are indexed as their ingestion chunks (heading path above the text)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import bm25s  # type: ignore[import-untyped]
 import numpy as np
 
 from evals.datasets import Passage, Question
+from evals.documents import doc_passages, load_documents
 from evals.records import Outcome
 from evals.strategies.base import Strategy, StrategyContext, register_strategy
 from evals.strategies.reader import Reader
@@ -60,12 +63,18 @@ class BM25Strategy:
         """One BM25 search (plus the reader's answer when not retrieval-only)."""
         hits = self.index.search(question.question, self.k)
         ids = [p.id for p, _ in hits]
-        base = Outcome(retrieved_ids=ids, retrieved_tools=["bm25"] * len(ids), retrieved_call=[1] * len(ids))
+        paths = [list(p.section_path) for p, _ in hits]
+        base = Outcome(
+            retrieved_ids=ids,
+            retrieved_tools=["bm25"] * len(ids),
+            retrieved_call=[1] * len(ids),
+            retrieved_paths=paths,
+        )
         base = base.model_copy(update={"tool_calls": ["bm25"]})
         if self.reader is None:
             return base
         passages = [(p.id, p.title, p.text) for p, _ in hits]
-        return await self.reader.answer(question.question, passages, base)
+        return await self.reader.answer(question.question, passages, base, paths=paths)
 
 
 async def _factory(ctx: StrategyContext) -> Strategy:
@@ -73,7 +82,10 @@ async def _factory(ctx: StrategyContext) -> Strategy:
     if not ctx.retrieval_only:
         deps = await ctx.resources.deps()
         reader = Reader(deps.llm)
-    return BM25Strategy(BM25Index(ctx.dataset.corpus), k=ctx.k, reader=reader)
+    passages = list(ctx.dataset.corpus)
+    if ctx.dataset.doc_files:  # documents are searched as ingestion chunks them, each with its section path
+        passages += doc_passages(load_documents(ctx.dataset, ctx.settings.ingest), ctx.settings.ingest)
+    return BM25Strategy(BM25Index(passages), k=ctx.k, reader=reader)
 
 
 register_strategy("bm25", _factory, "BM25 over the dataset corpus (the README baseline), with an LLM reader")

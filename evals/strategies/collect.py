@@ -15,7 +15,7 @@ class RunCollector:
         self.run_id = ""
         self.answer: Answer | None = None
         self.done: Done | None = None
-        self.retrieved: list[tuple[str, str, int]] = []
+        self.retrieved: list[tuple[str, str, int, list[str]]] = []
         self.tool_calls: list[str] = []
         self.usage: list[LLMUsage] = []
         self.steps = 0
@@ -29,7 +29,9 @@ class RunCollector:
             self.tool_calls.append(event.tool)
         elif isinstance(event, EvidenceFound):
             call = max(len(self.tool_calls), 1)
-            self.retrieved.extend((item.doc_id, item.tool or event.tool, call) for item in event.items)
+            self.retrieved.extend(
+                (item.doc_id, item.tool or event.tool, call, list(item.section_path)) for item in event.items
+            )
         elif isinstance(event, LLMUsage):
             self.usage.append(event)
         elif isinstance(event, StepStarted):
@@ -44,14 +46,18 @@ class RunCollector:
     def outcome(self) -> Outcome:
         """The run as the eval scores it."""
         status = self.done.status if self.done is not None else "error"
+        citations = self.answer.citations if self.answer is not None else []
         error = "; ".join(self.errors) or (None if self.done is not None else "the run ended without a done event")
         return Outcome(
             run_id=self.run_id,
             answer=self.answer.text if self.answer is not None else "",
-            cited_ids=[c.doc_id for c in self.answer.citations] if self.answer is not None else [],
-            retrieved_ids=[doc for doc, _, _ in self.retrieved],
-            retrieved_tools=[tool for _, tool, _ in self.retrieved],
-            retrieved_call=[call for _, _, call in self.retrieved],
+            cited_ids=[c.doc_id for c in citations],
+            cited_paths=[list(c.section_path) for c in citations],
+            not_found=self.answer is not None and self.answer.not_found,
+            retrieved_ids=[doc for doc, _, _, _ in self.retrieved],
+            retrieved_tools=[tool for _, tool, _, _ in self.retrieved],
+            retrieved_call=[call for _, _, call, _ in self.retrieved],
+            retrieved_paths=[path for _, _, _, path in self.retrieved],
             llm_calls=len(self.usage),
             prompt_tokens=sum(u.prompt_tokens for u in self.usage),
             cached_tokens=sum(u.cached_tokens for u in self.usage),

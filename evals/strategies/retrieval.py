@@ -39,6 +39,7 @@ class ToolStrategy:
             retrieved_ids=ids,
             retrieved_tools=[e.tool or self.tool_name for e in found],
             retrieved_call=[1] * len(ids),
+            retrieved_paths=[list(e.section_path) for e in found],
             tool_calls=[self.tool_name],
             llm_calls=len(calls),
             prompt_tokens=sum(c.usage.prompt_tokens for c in calls),
@@ -48,7 +49,7 @@ class ToolStrategy:
         if self.reader is None:
             return base
         passages = [(e.doc_id, e.title, e.text) for e in found]
-        return await self.reader.answer(question.question, passages, base)
+        return await self.reader.answer(question.question, passages, base, paths=[list(e.section_path) for e in found])
 
 
 def _searcher(tool: RetrievalTool, extra: dict[str, Any]) -> Search:

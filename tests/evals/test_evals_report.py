@@ -74,3 +74,19 @@ def test_worst_puts_errors_then_low_scores_first() -> None:
 
     recs = [record("ok", f1=0.9), record("bad", f1=0.1), record("err", f1=0.0, error="x"), record("mid", f1=0.5)]
     assert [r.question_id for r in worst(recs, 3)] == ["err", "bad", "mid"]
+
+
+def test_report_refuses_mixed_provenance_unless_asked(bm25_out: Path) -> None:
+    path = bm25_out / "records" / "bm25.jsonl"
+    first = json.loads(path.read_text().splitlines()[0])
+    assert len(first["provenance"]) == 12  # the CLI run stamped its records
+    lines = path.read_text().splitlines()
+    lines[0] = json.dumps({**first, "provenance": "0123456789ab"})  # as if one question came from another run
+    path.write_text("\n".join(lines) + "\n")
+    runner = CliRunner()
+    refused = runner.invoke(app, ["eval", "report", str(bm25_out)])
+    assert refused.exit_code == 1 and "--allow-mixed-provenance" in " ".join(refused.output.split())
+    merged = runner.invoke(app, ["eval", "report", str(bm25_out), "--allow-mixed-provenance"])
+    assert merged.exit_code == 0, merged.output
+    assert len(json.loads((bm25_out / "summary.json").read_text())["provenance_ids"]) == 2
+    assert "records from 2 provenances merged on request" in (bm25_out / "report.md").read_text()

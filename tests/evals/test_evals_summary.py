@@ -48,7 +48,7 @@ def test_summary_schema_and_hand_computed_values() -> None:
     assert s["errors"] == 1
     assert s["tool_choices"] == {"graph_search": pytest.approx(0.25), "vector_search": pytest.approx(0.75)}
     assert s["hops_mean"] == pytest.approx(4 / 3)
-    assert s["by_type"]["comparison"] == {"n": 1, "em": 0.0, "f1": 0.5, "recall@5": 0.5}
+    assert s["by_type"]["comparison"] == {"n": 1, "em": 0.0, "f1": 0.5, "recall@5": 0.5, "section_recall": None}
     for key in ("em", "f1", "recall@2", "recall@5", "all_gold@5", "cached_share"):
         assert 0.0 <= s[key] <= 1.0
 
