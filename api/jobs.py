@@ -68,6 +68,10 @@ class JobStore:
         with self._lock:
             self._conn.close()
 
+    def interrupt_dead(self, me: object, *, lease_s: float) -> list[str]:
+        """Nothing to do: one process owns a data dir, and opening the store failed every unfinished job."""
+        return []
+
     def create(self, tenant: str, files: list[str]) -> Job:
         """A new queued job."""
         job = Job(id=f"job_{uuid.uuid4().hex}", status="queued", created_at=time.time(), files=files)

@@ -65,8 +65,8 @@ def _index_tools(settings: Settings, tenant: str, llm: LLMBackend, indexes: Inde
 
 
 async def open_checkpointer(stack: AsyncExitStack, settings: Settings) -> BaseCheckpointSaver[Any]:
-    """SQLite in the data dir by default; Postgres when ``agent.checkpoint_url`` says so."""
-    url = settings.agent.checkpoint_url
+    """SQLite in the data dir by default; Postgres when ``agent.checkpoint_url`` (or ``postgres_url``) says so."""
+    url = settings.agent.checkpoint_url or settings.postgres_url
     if url and url.startswith(("postgres://", "postgresql://")):
         try:
             pg = importlib.import_module("langgraph.checkpoint.postgres.aio")
