@@ -11,13 +11,14 @@ from fastapi import FastAPI
 
 from api.deps import DepsFactory
 from api.errors import install_error_handlers
-from api.jobs import JobStore
+from api.lease import keep_lease, renew
 from api.limits import BodySizeLimit
 from api.metrics import Metrics, RequestMetrics
 from api.routes import chat, documents, openai_compat, ops, runs, traces
 from api.state import AppState
+from api.state_stores import open_state_stores
 from api.tenants import KeyRing
-from graphs.trace_store import TraceStore
+from knowledge.owners import Owner
 from knowledge.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -35,18 +36,31 @@ def create_app(settings: Settings, *, deps_factory: DepsFactory | None = None) -
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = TraceStore.open(settings.path("runs.sqlite"))
-        jobs = JobStore(settings.path("jobs.sqlite"))
+        owner = Owner.this_process()
+        stores = await asyncio.to_thread(open_state_stores, settings, owner)
         try:
             async with factory(settings) as deps:
-                state = AppState(settings=settings, deps=deps, store=store, jobs=jobs, metrics=metrics, keyring=keyring)
+                state = AppState(
+                    settings=settings,
+                    deps=deps,
+                    store=stores.runs,
+                    jobs=stores.jobs,
+                    metrics=metrics,
+                    keyring=keyring,
+                    owner=owner,
+                )
                 app.state.wp = state
-                yield
+                await asyncio.to_thread(renew, state)  # close out the runs of processes that died (kill -9)
+                lease = asyncio.create_task(keep_lease(state), name="state-lease")
+                try:
+                    yield
+                finally:
+                    lease.cancel()
+                    await asyncio.gather(lease, return_exceptions=True)
                 state.streams.drain()
                 await _cancel_jobs(state)
         finally:
-            jobs.close()
-            store.close()
+            stores.close()
 
     app = FastAPI(
         title="Waypoint",

@@ -5,14 +5,16 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
+import anyio
 from fastapi import Request
 
 from api.deps import AppDeps
-from api.jobs import JobStore
+from api.job_store import JobRecords
 from api.live import OpenStreams
 from api.metrics import Metrics
 from api.tenants import KeyRing
-from graphs.trace_store import TraceStore
+from graphs.run_store import RunStore
+from knowledge.owners import Owner
 from knowledge.settings import Settings
 
 
@@ -22,13 +24,17 @@ class AppState:
 
     settings: Settings
     deps: AppDeps
-    store: TraceStore
-    jobs: JobStore
+    store: RunStore
+    jobs: JobRecords
     metrics: Metrics
     keyring: KeyRing
     streams: OpenStreams = field(default_factory=OpenStreams)
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
     """Background ingest jobs still running."""
+    owner: Owner = field(default_factory=Owner.this_process)
+    """This process, as the owner of the runs and jobs it starts."""
+    cancels: dict[str, anyio.Event] = field(default_factory=dict)
+    """Cancel events of this process's open runs, by run id (set by a cancel request from any replica)."""
 
 
 def app_state(request: Request) -> AppState:
