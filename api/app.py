@@ -6,6 +6,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 
@@ -17,6 +18,9 @@ from api.metrics import Metrics, RequestMetrics
 from api.routes import chat, documents, openai_compat, ops, runs, traces
 from api.state import AppState
 from api.state_stores import open_state_stores
+
+if TYPE_CHECKING:
+    from api.ingest_queue import IngestQueue
 from api.tenants import KeyRing
 from knowledge.owners import Owner
 from knowledge.settings import Settings
@@ -38,7 +42,10 @@ def create_app(settings: Settings, *, deps_factory: DepsFactory | None = None) -
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owner = Owner.this_process()
         stores = await asyncio.to_thread(open_state_stores, settings, owner)
+        queue = None
         try:
+            if settings.ingest.queue == "postgres":
+                queue = await open_ingest_queue(settings, stores.pool)
             async with factory(settings) as deps:
                 state = AppState(
                     settings=settings,
@@ -48,6 +55,7 @@ def create_app(settings: Settings, *, deps_factory: DepsFactory | None = None) -
                     metrics=metrics,
                     keyring=keyring,
                     owner=owner,
+                    queue=queue,
                 )
                 app.state.wp = state
                 await asyncio.to_thread(renew, state)  # close out the runs of processes that died (kill -9)
@@ -60,6 +68,8 @@ def create_app(settings: Settings, *, deps_factory: DepsFactory | None = None) -
                 state.streams.drain()
                 await _cancel_jobs(state)
         finally:
+            if queue is not None:
+                await queue.close()
             stores.close()
 
     app = FastAPI(
@@ -76,6 +86,17 @@ def create_app(settings: Settings, *, deps_factory: DepsFactory | None = None) -
     app.add_middleware(BodySizeLimit, max_body=settings.api.max_request_bytes, max_upload=settings.api.max_upload_bytes)
     app.add_middleware(RequestMetrics, metrics=metrics)
     return app
+
+
+async def open_ingest_queue(settings: Settings, pool: object) -> IngestQueue:
+    """The durable ingest queue on the state database (``ingest.queue = "postgres"`` needs ``postgres_url``)."""
+    from api.ingest_queue import IngestQueue
+
+    if pool is None or settings.postgres_url is None:
+        raise RuntimeError("ingest.queue = 'postgres' needs WAYPOINT_POSTGRES_URL")
+    queue = IngestQueue(settings.postgres_url, pool)
+    await queue.open()
+    return queue
 
 
 async def _cancel_jobs(state: AppState) -> None:

@@ -15,6 +15,8 @@ from api.jobs import Job
 from knowledge.owners import Owner, owner_dead
 
 INTERRUPTED = "interrupted: the server process running this job stopped"
+QUEUE_OWNER = "queue"
+"""Owner of a job handed to the durable queue: its workers' liveness is the queue's business (stalled-job retry)."""
 
 
 class PgJobStore:
@@ -89,7 +91,8 @@ class PgJobStore:
         with self._pool.connection() as conn, conn.transaction():
             rows = conn.execute(
                 "SELECT j.id, j.owner, o.host, o.pid, o.heartbeat_at FROM jobs j LEFT JOIN owners o ON o.id = j.owner "
-                "WHERE j.status IN ('queued', 'running') FOR UPDATE OF j SKIP LOCKED"
+                "WHERE j.status IN ('queued', 'running') AND j.owner IS DISTINCT FROM %s FOR UPDATE OF j SKIP LOCKED",
+                (QUEUE_OWNER,),
             ).fetchall()
             for job_id, owner_id, host, pid, beat in rows:
                 if owner_dead(owner_id, host, pid, beat, me=me, lease_s=lease_s, now=now):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import anyio
 from fastapi import Request
@@ -16,6 +17,9 @@ from api.tenants import KeyRing
 from graphs.run_store import RunStore
 from knowledge.owners import Owner
 from knowledge.settings import Settings
+
+if TYPE_CHECKING:
+    from api.ingest_queue import IngestQueue
 
 
 @dataclass(kw_only=True)
@@ -33,6 +37,8 @@ class AppState:
     """Background ingest jobs still running."""
     owner: Owner = field(default_factory=Owner.this_process)
     """This process, as the owner of the runs and jobs it starts."""
+    queue: IngestQueue | None = None
+    """The durable ingest queue when ``ingest.queue`` is ``postgres`` (workers run the jobs); None: in-process."""
     cancels: dict[str, anyio.Event] = field(default_factory=dict)
     """Cancel events of this process's open runs, by run id (set by a cancel request from any replica)."""
 

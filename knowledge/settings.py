@@ -139,6 +139,11 @@ class IngestConfig(BaseModel):
     """BM25 length normalisation of the client-side sparse vectors."""
     bm25_avg_len: float = 60.0
     """Assumed average chunk length in words for BM25 length normalisation (passage corpora average ~60)."""
+    queue: Literal["inprocess", "postgres"] = "inprocess"
+    """Where upload jobs run: in the API process that received them, or ``postgres``: a durable queue
+    (procrastinate on ``postgres_url``) that ``waypoint worker`` processes take jobs from."""
+    stalled_after_s: float = 15.0
+    """A queued job whose worker sent no heartbeat for this long is retried by another worker."""
 
 
 class TreeConfig(BaseModel):
