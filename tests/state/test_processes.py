@@ -129,3 +129,26 @@ def test_two_replicas_share_runs_threads_cancellation_and_jobs(pg_url: str, tmp_
             assert httpx.post(f"{c.url}/v1/runs/{live_run}/cancel").status_code == 202
             assert list(stream)[-1]["status"] == "cancelled"
         client.close()
+
+
+def test_a_replica_following_a_run_whose_server_dies_ends_the_stream_interrupted(pg_url: str, tmp_path: Path) -> None:
+    env = {"WAYPOINT_POSTGRES_URL": pg_url}
+    with servers((tmp_path / "a", tmp_path / "a.log", env), (tmp_path / "b", tmp_path / "b.log", env)) as [a, b]:
+        client, stream, run_id = _start_run(a.url, "slow and then killed")
+        followed: list[dict[str, Any]] = []
+
+        def follow() -> None:
+            with httpx.stream("GET", f"{b.url}/v1/runs/{run_id}/events", timeout=60) as r:
+                followed.extend(sse_events(r.iter_lines()))
+
+        follower = threading.Thread(target=follow)
+        follower.start()
+        for _ in range(3):
+            next(stream)  # run_started and the first tokens: the run is live on A
+        a.kill9()
+        client.close()
+        follower.join(timeout=30)  # B's next heartbeat closes the run out (A's pid is gone on this host)
+        assert not follower.is_alive(), "the replay on B did not end"
+        assert followed[-1]["kind"] == "done" and followed[-1]["status"] == "interrupted"
+        assert followed[-2]["error_type"] == "Interrupted"
+        assert [e["seq"] for e in followed] == list(range(len(followed)))
