@@ -17,20 +17,88 @@ import asyncio
 import contextlib
 import logging
 import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from api.deps import DocumentService
+from api.deps import DocumentInfo, DocumentService, IngestResult
 from api.pg_jobs import QUEUE_OWNER, PgJobStore
 from api.routes.documents import CORPUS_SUFFIX, _safe_name
 from knowledge.postgres import PostgresError, is_postgres_url, open_pool
 from knowledge.settings import Settings
 
+if TYPE_CHECKING:
+    from knowledge.ingest import Ingestor
+
 log = logging.getLogger(__name__)
 
 TASK = "waypoint.ingest_job"
 _SCHEMA_LOCK = 0x5741_5951
+_PROGRESS_EVERY_S = 0.5
+
+_progress: ContextVar[Callable[[int], None] | None] = ContextVar("waypoint_job_progress", default=None)
+"""The running job's progress reporter (documents read), seen by ``QueueDocuments`` in the ingest thread."""
+
+
+class _Reporter:
+    """Counts documents and writes the count into the job row at most every ``_PROGRESS_EVERY_S``."""
+
+    def __init__(self, jobs: PgJobStore, job_id: str) -> None:
+        self._jobs, self._job_id = jobs, job_id
+        self.done = 0
+        self._last = 0.0
+        self._lock = threading.Lock()
+
+    def __call__(self, n: int) -> None:
+        with self._lock:
+            self.done += n
+            now = time.monotonic()
+            if now - self._last < _PROGRESS_EVERY_S:
+                return
+            self._last = now
+        try:
+            self._jobs.set_progress(self._job_id, {"documents_done": self.done})
+        except Exception:  # progress is informative: never fail the ingest for it
+            log.exception("could not record the progress of job %s", self._job_id)
+
+
+class QueueDocuments:
+    """The worker's ``DocumentService``: the ingestor, reporting progress into the running job's row."""
+
+    def __init__(self, ingestor: Ingestor) -> None:
+        self._ingestor = ingestor
+        self._lock = asyncio.Lock()
+
+    async def ingest_paths(self, paths: Sequence[Path], *, tenant: str) -> IngestResult:
+        async with self._lock:
+            report = await asyncio.to_thread(self._ingestor.ingest_paths, list(paths), tenant, progress=_progress.get())
+        return _result(report)
+
+    async def ingest_corpus(self, path: Path, *, tenant: str) -> IngestResult:
+        async with self._lock:
+            report = await asyncio.to_thread(self._ingestor.ingest_corpus, path, tenant, progress=_progress.get())
+        return _result(report)
+
+    async def list_documents(self, *, tenant: str) -> list[DocumentInfo]:
+        docs = await asyncio.to_thread(self._ingestor.list_documents, tenant)
+        return [DocumentInfo(id=d.doc_id, title=d.title, source=d.source, chunks=d.chunks) for d in docs]
+
+    async def delete_document(self, doc_id: str, *, tenant: str) -> bool:
+        async with self._lock:
+            return await asyncio.to_thread(self._ingestor.delete_document, doc_id, tenant)
+
+
+def _result(report: Any) -> IngestResult:
+    return IngestResult(
+        documents=len(report.added) + len(report.replaced),
+        chunks=report.chunks,
+        skipped=len(report.unchanged),
+        errors=[f"{f.source}: {f.error}" for f in report.failed],
+    )
 
 
 def _queue_app(url: str) -> Any:
@@ -105,6 +173,8 @@ async def execute_job(pool: Any, jobs: PgJobStore, documents: DocumentService, j
         return
     await asyncio.to_thread(jobs.set_running, job_id)
     uploads = await asyncio.to_thread(_load_uploads, pool, job_id)
+    reporter = _Reporter(jobs, job_id)
+    token = _progress.set(reporter)
     try:
         with tempfile.TemporaryDirectory(prefix="waypoint-job-") as tmp:
             paths = []
@@ -121,10 +191,13 @@ async def execute_job(pool: Any, jobs: PgJobStore, documents: DocumentService, j
             for r in results:
                 for key, value in asdict(r).items():
                     totals[key] += value
+        await asyncio.to_thread(jobs.set_progress, job_id, {"documents_done": reporter.done})
         await asyncio.to_thread(jobs.finish, job_id, result=totals)
     except Exception as exc:
         log.exception("ingest job %s failed", job_id)
         await asyncio.to_thread(jobs.finish, job_id, error=f"{type(exc).__name__}: {exc}")
+    finally:
+        _progress.reset(token)
     await asyncio.to_thread(_drop_uploads, pool, job_id)
 
 

@@ -43,6 +43,8 @@ class Job(BaseModel):
     """Documents, chunks, skipped and per-file errors, once done."""
     error: str | None = None
     """Why the job failed."""
+    progress: dict[str, int] | None = None
+    """While a queue worker runs it: ``{"documents_done": n}`` (documents read so far, failed ones included)."""
 
 
 class JobStore:

@@ -65,15 +65,20 @@ class PgJobStore:
             (status, time.time(), json.dumps(result) if result is not None else None, error, job_id),
         )
 
+    def set_progress(self, job_id: str, progress: dict[str, int]) -> None:
+        """Record how far a running job got."""
+        self._execute("UPDATE jobs SET progress = %s WHERE id = %s", (json.dumps(progress), job_id))
+
     def get(self, job_id: str, *, tenant: str) -> Job | None:
         """The job, or None when it does not exist or belongs to another tenant."""
         rows = self._execute(
-            "SELECT id, status, created_at, finished_at, files, result, error FROM jobs WHERE id = %s AND tenant = %s",
+            "SELECT id, status, created_at, finished_at, files, result, error, progress FROM jobs "
+            "WHERE id = %s AND tenant = %s",
             (job_id, tenant),
         )
         if not rows:
             return None
-        id_, status, created, finished, files, result, error = rows[0]
+        id_, status, created, finished, files, result, error, progress = rows[0]
         return Job(
             id=id_,
             status=status,
@@ -82,6 +87,7 @@ class PgJobStore:
             files=json.loads(files),
             result=json.loads(result) if result else None,
             error=error,
+            progress=json.loads(progress) if progress else None,
         )
 
     def interrupt_dead(self, me: Owner, *, lease_s: float) -> list[str]:

@@ -16,8 +16,7 @@ def worker(
     graph: Annotated[bool, typer.Option("--graph/--no-graph", help="Feed the knowledge graph too.")] = True,
 ) -> None:
     """Ingest uploaded documents queued by any API replica (needs WAYPOINT_POSTGRES_URL)."""
-    from api.ingest_queue import run_worker
-    from api.wiring import IngestorDocuments
+    from api.ingest_queue import QueueDocuments, run_worker
     from knowledge.embeddings import build_embedder
     from knowledge.indexes import open_indexes
     from knowledge.ingest import Ingestor
@@ -36,7 +35,7 @@ def worker(
             ingestor = Ingestor(settings, embedder, store, sinks=indexes.sinks)
             try:
                 log.info("worker ready: concurrency %d", concurrency)
-                asyncio.run(run_worker(settings, IngestorDocuments(ingestor), concurrency=concurrency))
+                asyncio.run(run_worker(settings, QueueDocuments(ingestor), concurrency=concurrency))
             finally:
                 ingestor.close()
     finally:

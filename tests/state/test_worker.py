@@ -28,6 +28,8 @@ from knowledge.settings import Settings
 
 pytestmark = pytest.mark.postgres
 REPO = Path(__file__).resolve().parents[2]
+_PROGRESS_WAIT_S = 0.6
+"""A little over the worker's progress write interval."""
 
 
 class Docs:
@@ -148,6 +150,9 @@ async def test_a_worker_killed_mid_job_is_replaced_and_nothing_is_missing_or_dou
             while _committed(pg_url) < 64 and time.monotonic() < deadline and first.poll() is None:
                 await asyncio.sleep(0.1)
             assert 64 <= _committed(pg_url) < n, (tmp_path / "w1.log").read_text()[-2000:]
+            await asyncio.sleep(_PROGRESS_WAIT_S)
+            running = (await c.get(f"/v1/jobs/{job['id']}")).json()
+            assert running["status"] == "running" and running["progress"]["documents_done"] >= 64
         finally:
             first.send_signal(signal.SIGKILL)
             first.wait(timeout=10)
@@ -161,6 +166,7 @@ async def test_a_worker_killed_mid_job_is_replaced_and_nothing_is_missing_or_dou
     result = done["result"]
     assert result["documents"] + result["skipped"] == n and result["skipped"] >= 64 and not result["errors"]
     assert _committed(pg_url) == n
+    assert done["progress"]["documents_done"] == n  # the second worker read every passage (committed ones skipped)
     from knowledge.vector_store import open_vector_store
 
     store = open_vector_store(settings.model_copy(update={"data_dir": data}))
