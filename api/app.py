@@ -18,12 +18,12 @@ from api.metrics import Metrics, RequestMetrics
 from api.routes import chat, documents, openai_compat, ops, runs, traces
 from api.state import AppState
 from api.state_stores import open_state_stores
-
-if TYPE_CHECKING:
-    from api.ingest_queue import IngestQueue
 from api.tenants import KeyRing
 from knowledge.owners import Owner
 from knowledge.settings import Settings
+
+if TYPE_CHECKING:
+    from api.ingest_queue import IngestQueue
 
 log = logging.getLogger(__name__)
 

@@ -177,3 +177,20 @@ async def test_a_worker_killed_mid_job_is_replaced_and_nothing_is_missing_or_dou
         store.close()
     with psycopg.connect(pg_url) as conn:
         assert conn.execute("SELECT COUNT(*) FROM documents WHERE pending_hash IS NOT NULL").fetchone() == (0,)
+
+
+async def test_a_job_that_cannot_be_queued_fails_clearly(
+    settings: Settings, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from api.ingest_queue import IngestQueue
+
+    async def broken(self: IngestQueue, job_id: str, tenant: str, files: list[tuple[str, bytes]]) -> None:
+        raise OSError("queue down")
+
+    monkeypatch.setattr(IngestQueue, "submit", broken)
+    async with _api(_queued_settings(settings, pg_url)) as c:
+        r = await c.post("/v1/documents", files=[("files", ("a.md", b"# A\ntext", "text/markdown"))])
+        assert r.status_code == 503 and "queue" in r.json()["error"]["message"]
+    with psycopg.connect(pg_url) as conn:
+        (status, error), *_ = conn.execute("SELECT status, error FROM jobs").fetchall()
+    assert status == "failed" and "could not queue" in error
