@@ -71,6 +71,10 @@ class PgTraceStore:
         event = envelope.event
         try:
             with self._pool.connection() as conn, conn.transaction():
+                if not isinstance(event, (Answer, Done)):
+                    # a token or step event: do not wait for the WAL flush (a Postgres crash may lose the last
+                    # fraction of a second of them; never a run's answer or its end, nor another table's rows)
+                    conn.execute("SET LOCAL synchronous_commit TO OFF")
                 cur = conn.execute(
                     "UPDATE runs SET last_seq = GREATEST(last_seq, %s) WHERE id = %s", (envelope.seq, envelope.run_id)
                 )

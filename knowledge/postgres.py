@@ -64,7 +64,8 @@ def open_pool(url: str, *, max_size: int = 8, migrate_schema: bool = True) -> An
         min_size=1,
         max_size=max_size,
         kwargs={"autocommit": True},
-        check=ConnectionPool.check_connection,
+        check=_check_if_idle,
+        reset=_mark_returned,
         open=False,
         name="waypoint-state",
     )
@@ -86,6 +87,22 @@ _VERSION_TABLE = (
     "CREATE TABLE IF NOT EXISTS waypoint_schema ("
     "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at DOUBLE PRECISION NOT NULL)"
 )
+
+
+_CHECK_IDLE_S = 5.0
+"""A pooled connection idle longer than this is checked with a round trip before use (a server restart or a
+dropped connection then costs a reconnect, not an error); a busy one is not (the check doubled an event append)."""
+
+
+def _mark_returned(conn: Any) -> None:
+    conn._waypoint_returned_at = time.monotonic()
+
+
+def _check_if_idle(conn: Any) -> None:
+    from psycopg_pool import ConnectionPool
+
+    if conn.broken or time.monotonic() - getattr(conn, "_waypoint_returned_at", 0.0) > _CHECK_IDLE_S:
+        ConnectionPool.check_connection(conn)
 
 
 def schema_version(pool: Any) -> int:

@@ -232,3 +232,24 @@ def test_settings_read_the_postgres_url_from_the_environment(monkeypatch: pytest
     monkeypatch.delenv("WAYPOINT_POSTGRES_URL")
     assert Settings().postgres_url is None
     assert "WAYPOINT_POSTGRES_URL" not in os.environ
+
+
+def test_postgres_store_survives_its_connections_being_killed(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import psycopg
+
+    from knowledge import postgres
+
+    monkeypatch.setattr(postgres, "_CHECK_IDLE_S", 0.0)  # as if every pooled connection had been idle a while
+    store = PgTraceStore.open(pg_url)
+    try:
+        store.start_run(run_id="r", tenant="a", question="q")
+        with psycopg.connect(pg_url, autocommit=True) as admin:  # a Postgres restart / a proxy dropping them
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        time.sleep(0.2)
+        run = store.get_run("r", tenant="a")  # the checked-out connection is found dead and replaced
+        assert run is not None and run.status == "running"
+    finally:
+        store.close()
