@@ -194,3 +194,14 @@ async def test_a_job_that_cannot_be_queued_fails_clearly(
     with psycopg.connect(pg_url) as conn:
         (status, error), *_ = conn.execute("SELECT status, error FROM jobs").fetchall()
     assert status == "failed" and "could not queue" in error
+
+
+def test_waypoint_worker_without_postgres_says_what_it_needs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from api.cli import app
+
+    monkeypatch.delenv("WAYPOINT_POSTGRES_URL", raising=False)
+    monkeypatch.setenv("WAYPOINT_DATA_DIR", str(tmp_path))
+    result = CliRunner().invoke(app, ["worker"])
+    assert result.exit_code == 2 and "WAYPOINT_POSTGRES_URL" in result.output
