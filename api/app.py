@@ -6,19 +6,25 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 
 from api.deps import DepsFactory
 from api.errors import install_error_handlers
-from api.jobs import JobStore
+from api.lease import keep_lease, renew
 from api.limits import BodySizeLimit
 from api.metrics import Metrics, RequestMetrics
 from api.routes import chat, chat_completions, documents, ops, runs, traces
 from api.state import AppState
+from api.state_stores import open_state_stores
 from api.tenants import KeyRing
 from graphs.stores import open_trace_store
+from knowledge.owners import Owner
 from knowledge.settings import Settings
+
+if TYPE_CHECKING:
+    from api.ingest_queue import IngestQueue
 
 log = logging.getLogger(__name__)
 
@@ -35,20 +41,41 @@ def create_app(settings: Settings, *, deps_factory: DepsFactory | None = None) -
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        jobs = JobStore(settings.path("jobs.sqlite"))
+        owner = Owner.this_process()
+        stores = await asyncio.to_thread(open_state_stores, settings, owner)
+        queue = None
         try:
+            if settings.ingest.queue == "postgres":
+                queue = await open_ingest_queue(settings, stores.pool)
             async with factory(settings) as deps, AsyncExitStack() as own:
                 store = deps.traces
                 if store is None:  # a factory without services (tests): the app keeps its own
                     store = open_trace_store(settings)
                     own.callback(store.close)
-                state = AppState(settings=settings, deps=deps, store=store, jobs=jobs, metrics=metrics, keyring=keyring)
+                state = AppState(
+                    settings=settings,
+                    deps=deps,
+                    store=store,
+                    jobs=stores.jobs,
+                    metrics=metrics,
+                    keyring=keyring,
+                    owner=owner,
+                    queue=queue,
+                )
                 app.state.wp = state
-                yield
+                await asyncio.to_thread(renew, state)  # close out the runs of processes that died (kill -9)
+                lease = asyncio.create_task(keep_lease(state), name="state-lease")
+                try:
+                    yield
+                finally:
+                    lease.cancel()
+                    await asyncio.gather(lease, return_exceptions=True)
                 state.streams.drain()
                 await _cancel_jobs(state)
         finally:
-            jobs.close()
+            if queue is not None:
+                await queue.close()
+            stores.close()
 
     app = FastAPI(
         title="Waypoint",
@@ -64,6 +91,17 @@ def create_app(settings: Settings, *, deps_factory: DepsFactory | None = None) -
     app.add_middleware(BodySizeLimit, max_body=settings.api.max_request_bytes, max_upload=settings.api.max_upload_bytes)
     app.add_middleware(RequestMetrics, metrics=metrics)
     return app
+
+
+async def open_ingest_queue(settings: Settings, pool: object) -> IngestQueue:
+    """The durable ingest queue on the state database (``ingest.queue = "postgres"`` needs ``postgres_url``)."""
+    from api.ingest_queue import IngestQueue
+
+    if pool is None or settings.postgres_url is None:
+        raise RuntimeError("ingest.queue = 'postgres' needs WAYPOINT_POSTGRES_URL")
+    queue = IngestQueue(settings.postgres_url, pool)
+    await queue.open()
+    return queue
 
 
 async def _cancel_jobs(state: AppState) -> None:

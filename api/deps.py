@@ -15,7 +15,7 @@ from typing import Protocol
 
 from graphs.events import Envelope
 from graphs.runner import RunRequest
-from graphs.tracing.store import TraceStore
+from graphs.tracing.run_store import RunStore
 from knowledge.settings import Settings
 
 RunSpec = RunRequest
@@ -89,7 +89,7 @@ class AppDeps:
     """Tools a run may be restricted to; empty: not checked here."""
     model: str = ""
     """What serves the LLM (shown in ``/readyz``)."""
-    traces: TraceStore | None = None
+    traces: RunStore | None = None
     """The trace store the services opened; None: the app opens ``DATA_DIR/runs.sqlite`` itself."""
 
 

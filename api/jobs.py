@@ -43,6 +43,8 @@ class Job(BaseModel):
     """Documents, chunks, skipped and per-file errors, once done."""
     error: str | None = None
     """Why the job failed."""
+    progress: dict[str, int] | None = None
+    """While a queue worker runs it: ``{"documents_done": n}`` (documents read so far, failed ones included)."""
 
 
 class JobStore:
@@ -67,6 +69,10 @@ class JobStore:
         """Close the connection."""
         with self._lock:
             self._conn.close()
+
+    def interrupt_dead(self, me: object, *, lease_s: float) -> list[str]:
+        """Nothing to do: one process owns a data dir, and opening the store failed every unfinished job."""
+        return []
 
     def create(self, tenant: str, files: list[str]) -> Job:
         """A new queued job."""

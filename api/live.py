@@ -19,7 +19,7 @@ import anyio
 
 from api.metrics import Metrics
 from graphs.events import Done, Envelope, RunError
-from graphs.tracing.store import TraceStore
+from graphs.tracing.run_store import RunStore
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +30,7 @@ _CLOSE_TIMEOUT_S = 2.0
 class RunRecorder:
     """Stores and counts a run's events in order; writes the ending the agent could not."""
 
-    def __init__(self, store: TraceStore, metrics: Metrics, run_id: str) -> None:
+    def __init__(self, store: RunStore, metrics: Metrics, run_id: str) -> None:
         self.store = store
         self.metrics = metrics
         self.run_id = run_id
@@ -64,6 +64,7 @@ class RunRecorder:
 
 _STOP = object()
 _END = object()
+_CANCEL = object()
 
 
 async def _pump(events: AsyncIterator[Envelope], recorder: RunRecorder, queue: asyncio.Queue[object]) -> None:
@@ -82,16 +83,20 @@ async def _pump(events: AsyncIterator[Envelope], recorder: RunRecorder, queue: a
         queue.put_nowait(_END)
 
 
-async def _watch(stop: anyio.Event, queue: asyncio.Queue[object]) -> None:
+async def _watch(stop: anyio.Event, queue: asyncio.Queue[object], item: object = _STOP) -> None:
     await stop.wait()
-    queue.put_nowait(_STOP)
+    queue.put_nowait(item)
 
 
-async def drive(events: AsyncIterator[Envelope], recorder: RunRecorder, stop: anyio.Event) -> AsyncIterator[Envelope]:
-    """Yield the run's events as stored; cancel the run when the consumer leaves or ``stop`` is set."""
+async def drive(
+    events: AsyncIterator[Envelope], recorder: RunRecorder, stop: anyio.Event, cancel: anyio.Event | None = None
+) -> AsyncIterator[Envelope]:
+    """Yield the run's events as stored; cancel the run when the consumer leaves or ``stop`` / ``cancel`` is set."""
     queue: asyncio.Queue[object] = asyncio.Queue()
     pump = asyncio.create_task(_pump(events, recorder, queue), name=f"run-{recorder.run_id}")
-    watcher = asyncio.create_task(_watch(stop, queue))
+    watchers = [asyncio.create_task(_watch(stop, queue))]
+    if cancel is not None:
+        watchers.append(asyncio.create_task(_watch(cancel, queue, _CANCEL)))
     reason: tuple[str, str, Literal["error", "cancelled"]] = ("client disconnected", "ClientDisconnected", "cancelled")
     try:
         while True:
@@ -102,13 +107,16 @@ async def drive(events: AsyncIterator[Envelope], recorder: RunRecorder, stop: an
             if item is _STOP:
                 reason = ("server shutting down", "ServerShutdown", "cancelled")
                 break
+            if item is _CANCEL:
+                reason = ("cancelled on request", "CancelRequested", "cancelled")
+                break
             assert isinstance(item, Envelope)
             yield item
             if isinstance(item.event, Done):
                 return
     finally:
         with anyio.CancelScope(shield=True):
-            await _cancel(pump, watcher)
+            await _cancel(pump, *watchers)
             ending = recorder.close_out(reason[0], error_type=reason[1], status=reason[2])
         if ending:
             log.info("run %s closed out: %s", recorder.run_id, reason[0])

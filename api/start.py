@@ -69,14 +69,15 @@ def start_run(
     elif not state.store.thread_exists(thread_id, tenant=tenant):
         raise not_found("thread", thread_id)
     run_id = f"run_{uuid.uuid4().hex}"
-    state.store.start_run(run_id=run_id, tenant=tenant, question=question, thread_id=thread_id)
+    state.store.start_run(run_id=run_id, tenant=tenant, question=question, thread_id=thread_id, owner=state.owner.id)
     log.info("run started", extra={"run_id": run_id, "tenant": tenant, "thread_id": thread_id})
     spec = RunSpec(
         run_id=run_id, tenant=tenant, question=question, thread_id=thread_id, tools=tools, options=options or {}
     )
     stop = state.streams.open()
+    cancel = state.cancels[run_id] = anyio.Event()
     recorder = RunRecorder(state.store, state.metrics, run_id)
-    events = _tracked(state, stop, drive(state.deps.run(spec), recorder, stop), run_id, tenant)
+    events = _tracked(state, stop, drive(state.deps.run(spec), recorder, stop, cancel), run_id, tenant)
     return StartedRun(run_id=run_id, thread_id=thread_id, events=events, stop=stop)
 
 
@@ -88,6 +89,7 @@ async def _tracked(
             yield envelope
     finally:
         state.streams.close(stop)
+        state.cancels.pop(run_id, None)
         aclose = getattr(events, "aclose", None)
         if aclose is not None:
             with anyio.CancelScope(shield=True):

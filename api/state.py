@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+import anyio
 from fastapi import Request
 
 from api.deps import AppDeps
-from api.jobs import JobStore
+from api.job_store import JobRecords
 from api.live import OpenStreams
 from api.metrics import Metrics
 from api.tenants import KeyRing
-from graphs.tracing.store import TraceStore
+from graphs.tracing.run_store import RunStore
+from knowledge.owners import Owner
 from knowledge.settings import Settings
+
+if TYPE_CHECKING:
+    from api.ingest_queue import IngestQueue
 
 
 @dataclass(kw_only=True)
@@ -22,13 +28,19 @@ class AppState:
 
     settings: Settings
     deps: AppDeps
-    store: TraceStore
-    jobs: JobStore
+    store: RunStore
+    jobs: JobRecords
     metrics: Metrics
     keyring: KeyRing
     streams: OpenStreams = field(default_factory=OpenStreams)
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
     """Background ingest jobs still running."""
+    owner: Owner = field(default_factory=Owner.this_process)
+    """This process, as the owner of the runs and jobs it starts."""
+    queue: IngestQueue | None = None
+    """The durable ingest queue when ``ingest.queue`` is ``postgres`` (workers run the jobs); None: in-process."""
+    cancels: dict[str, anyio.Event] = field(default_factory=dict)
+    """Cancel events of this process's open runs, by run id (set by a cancel request from any replica)."""
 
 
 def app_state(request: Request) -> AppState:

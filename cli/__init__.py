@@ -14,6 +14,7 @@ from cli import llm as llm_cli
 from cli import serve as serve_cli
 from cli import signals
 from cli import tree as tree_cli
+from cli import worker as worker_cli
 
 app = typer.Typer(
     name="waypoint",
@@ -28,6 +29,7 @@ app.add_typer(graph_cli.app, name="graph")
 app.add_typer(eval_cli.app, name="eval")
 app.add_typer(tree_cli.app, name="tree")
 app.command("serve")(serve_cli.serve)
+app.command("worker")(worker_cli.worker)
 app.command("ask")(ask_cli.ask)
 
 

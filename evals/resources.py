@@ -13,7 +13,7 @@ from evals.datasets import Dataset
 from graphs.deps import Deps
 from graphs.public import LLMBackend, NoLLM
 from graphs.services import Services, open_services
-from graphs.tracing.store import TraceStore
+from graphs.tracing.run_store import RunStore
 from knowledge.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -90,7 +90,7 @@ class EvalResources:
             self._deps = (await self.services()).deps_for(self.tenant)
         return self._deps
 
-    async def traces(self) -> TraceStore:
+    async def traces(self) -> RunStore:
         """The trace store the viewer reads (``DATA_DIR/runs.sqlite``), so eval runs can be opened there."""
         return (await self.services()).state.traces
 

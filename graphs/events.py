@@ -159,7 +159,8 @@ class Done(_Event):
     """The run ended."""
 
     kind: Literal["done"] = "done"
-    status: Literal["ok", "not_found", "budget", "error", "cancelled"] = "ok"
+    status: Literal["ok", "not_found", "budget", "error", "cancelled", "interrupted"] = "ok"
+    """``interrupted``: the server process running it died; another one closed it out."""
     totals: dict[str, Any] = Field(default_factory=dict)
     """Steps, LLM calls, prompt/cached/completion tokens, wall time."""
 

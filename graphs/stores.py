@@ -1,7 +1,7 @@
 """The one place the durable state stores are chosen: thread checkpoints and the trace store (runs, events).
 
-SQLite in the data dir by default; Postgres checkpoints when ``agent.checkpoint_url`` is a Postgres URL.
-A new backend (e.g. Postgres runs/events) is chosen here and nowhere else.
+SQLite in the data dir by default; Postgres for both when ``postgres_url`` (``WAYPOINT_POSTGRES_URL``) is set
+(checkpoints alone may go elsewhere with ``agent.checkpoint_url``). A new backend is chosen here and nowhere else.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
+from graphs.tracing.run_store import RunStore
 from graphs.tracing.store import TraceStore
+from knowledge.postgres import is_postgres_url
 from knowledge.settings import Settings
 
 
@@ -23,7 +25,7 @@ class StateStores:
 
     checkpointer: BaseCheckpointSaver[Any]
     """Thread persistence, so a thread sees its earlier turns and an interrupted run can resume."""
-    traces: TraceStore
+    traces: RunStore
     """Runs and their events, read by the trace viewer and replayed by ``GET /v1/runs/{id}/events``."""
 
 
@@ -35,14 +37,19 @@ async def open_state_stores(stack: AsyncExitStack, settings: Settings) -> StateS
     return StateStores(checkpointer=checkpointer, traces=traces)
 
 
-def open_trace_store(settings: Settings) -> TraceStore:
-    """The trace store the viewer reads: ``DATA_DIR/runs.sqlite``; the caller closes it."""
+def open_trace_store(settings: Settings) -> RunStore:
+    """The trace store: Postgres (schema migrated) or ``DATA_DIR/runs.sqlite``; the caller closes it."""
+    if is_postgres_url(settings.postgres_url):
+        from graphs.tracing.pg_store import PgTraceStore
+
+        assert settings.postgres_url is not None
+        return PgTraceStore.open(settings.postgres_url)
     return TraceStore.open(settings.path("runs.sqlite"))
 
 
 async def open_checkpointer(stack: AsyncExitStack, settings: Settings) -> BaseCheckpointSaver[Any]:
-    """SQLite in the data dir by default; Postgres when ``agent.checkpoint_url`` says so."""
-    url = settings.agent.checkpoint_url
+    """SQLite in the data dir by default; Postgres when ``agent.checkpoint_url`` (or ``postgres_url``) says so."""
+    url = settings.agent.checkpoint_url or settings.postgres_url
     if url and url.startswith(("postgres://", "postgresql://")):
         try:
             pg = importlib.import_module("langgraph.checkpoint.postgres.aio")

@@ -30,8 +30,9 @@ from pydantic import BaseModel, Field
 from knowledge.chunking import chunk_document, embedding_text
 from knowledge.embeddings import Embedder
 from knowledge.loaders import CORPUS_SUFFIX, LoadError, discover, iter_corpus, load_file
-from knowledge.manifest import DELETING, Manifest, PendingWrite
+from knowledge.manifest import DELETING, PendingWrite
 from knowledge.models import Chunk, Document, stable_id
+from knowledge.registry import DocumentRegistry, open_registry
 from knowledge.settings import Settings
 from knowledge.sparse import BM25Encoder
 from knowledge.vector_store import VectorPoint, VectorStore, VectorStoreError
@@ -107,13 +108,13 @@ class Ingestor:
         embedder: Embedder,
         store: VectorStore,
         *,
-        manifest: Manifest | None = None,
+        manifest: DocumentRegistry | None = None,
         sinks: Sequence[IngestSink] = (),
     ) -> None:
         self.cfg = settings.ingest
         self.embedder = embedder
         self.store = store
-        self.manifest = manifest or Manifest(settings.path("manifest.sqlite"))
+        self.manifest = manifest if manifest is not None else open_registry(settings)
         self.sinks = list(sinks)
         self.encoder = BM25Encoder(self.cfg.bm25_k1, self.cfg.bm25_b, self.cfg.bm25_avg_len)
         self._settings_key = "|".join(

@@ -139,6 +139,11 @@ class IngestConfig(BaseModel):
     """BM25 length normalisation of the client-side sparse vectors."""
     bm25_avg_len: float = 60.0
     """Assumed average chunk length in words for BM25 length normalisation (passage corpora average ~60)."""
+    queue: Literal["inprocess", "postgres"] = "inprocess"
+    """Where upload jobs run: in the API process that received them, or ``postgres``: a durable queue
+    (procrastinate on ``postgres_url``) that ``waypoint worker`` processes take jobs from."""
+    stalled_after_s: float = 15.0
+    """A queued job whose worker sent no heartbeat for this long is retried by another worker."""
 
 
 class TreeConfig(BaseModel):
@@ -251,6 +256,12 @@ class APIConfig(BaseModel):
     """On server shutdown, seconds an open stream gets to send its final events."""
     replay_poll_s: float = 0.2
     """How often a replay stream following a live run looks for new events."""
+    heartbeat_s: float = 5.0
+    """How often this process tells the run store it is alive (and closes out dead processes' runs)."""
+    lease_s: float = 30.0
+    """A process silent for this long is dead: another one marks its running runs ``interrupted``."""
+    cancel_poll_s: float = 0.5
+    """How often this process looks for cancel requests of its runs (made on any replica)."""
 
 
 class TracesConfig(BaseModel):
@@ -301,6 +312,9 @@ class Settings(BaseSettings):
     """Everything the embedded defaults persist: model file, Qdrant, graph, SQLite."""
     default_tenant: str = "default"
     """Tenant used when no API keys are configured."""
+    postgres_url: str | None = None
+    """``WAYPOINT_POSTGRES_URL`` (``postgresql://...``): runs, events, jobs, the document registry and checkpoints
+    live in Postgres, shared by every replica; unset: SQLite files in the data dir."""
     llm: LLMConfig = Field(default_factory=LLMConfig)
     local: LocalLLMConfig = Field(default_factory=LocalLLMConfig)
     embedding: EmbeddingConfig = Field(default_factory=EmbeddingConfig)

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from pg_fixtures import fresh_pg_url, pg_database, pg_url  # noqa: F401  (Postgres fixtures for every package)
 
 from agents.llm.embedded import EmbeddedLlamaServer
 from agents.llm.openai_compat import OpenAICompatibleLLM

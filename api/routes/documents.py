@@ -91,6 +91,16 @@ async def upload_documents(
         raise APIError(422, "invalid_request", "send between 1 and 100 files")
     contents = [await _read_upload(state, f) for f in files]
     job = state.jobs.create(tenant, [f.filename or "" for f in files])
+    if state.queue is not None:  # a durable queue: a `waypoint worker` ingests it (api.ingest_queue)
+        try:
+            await state.queue.submit(
+                job.id, tenant, [(f.filename or "", d) for f, d in zip(files, contents, strict=True)]
+            )
+        except Exception as exc:
+            log.exception("could not queue ingest job %s", job.id)
+            state.jobs.finish(job.id, error=f"could not queue the job: {type(exc).__name__}")
+            raise APIError(503, "unavailable", "the ingest queue is not reachable; try again") from exc
+        return job
     folder = state.settings.path("uploads", stable_id(tenant), job.id, "x").parent
     folder.mkdir(parents=True, exist_ok=True)
     paths = []

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import anyio
 from fastapi import APIRouter, Depends, Header, Path, Query
+from pydantic import BaseModel
 from sse_starlette import EventSourceResponse
 
 from api.errors import APIError, not_found
@@ -46,6 +47,31 @@ async def get_thread(
     if not runs:
         raise not_found("thread", thread_id)
     return ThreadView.of(thread_id, runs)
+
+
+class CancelView(BaseModel):
+    """``POST /v1/runs/{id}/cancel``: the request was recorded; the run ends with ``done(cancelled)`` shortly."""
+
+    run_id: str
+    cancel_requested: bool
+
+
+@router.post("/v1/runs/{run_id}/cancel", status_code=202)
+async def cancel_run(
+    run_id: IdPath,
+    state: Annotated[AppState, Depends(app_state)],
+    tenant: Annotated[str, Depends(current_tenant)],
+) -> CancelView:
+    """Cancel a running run, whichever replica runs it (its owner polls for the request); 409 once it ended."""
+    run = state.store.get_run(run_id, tenant=tenant)
+    if run is None:
+        raise not_found("run", run_id)
+    if not state.store.request_cancel(run_id, tenant=tenant):
+        raise APIError(409, "conflict", f"run {run_id!r} is not running (status {run.status!r})")
+    local = state.cancels.get(run_id)
+    if local is not None:  # this replica runs it: no need to wait for the poll
+        local.set()
+    return CancelView(run_id=run_id, cancel_requested=True)
 
 
 @router.get("/v1/runs/{run_id}/events", response_class=EventSourceResponse)

@@ -23,8 +23,9 @@ from api.state import AppState, app_state
 from api.tenants import current_tenant
 from graphs.events import Envelope
 from graphs.tracing.otel import OTelExporter
+from graphs.tracing.run_store import RunStore
 from graphs.tracing.spans import AGENT_EDGES, AGENT_NODES, RunTrace, build_trace
-from graphs.tracing.store import RunRecord, RunStatus, TraceStore
+from graphs.tracing.store import RunRecord, RunStatus
 from knowledge.settings import Settings, TracesConfig
 
 log = logging.getLogger(__name__)
@@ -176,7 +177,7 @@ def exporting(run: RunFn, exporter: OTelExporter) -> RunFn:
     return wrapped
 
 
-def purge_expired(store: TraceStore, cfg: TracesConfig, *, now: float | None = None) -> int:
+def purge_expired(store: RunStore, cfg: TracesConfig, *, now: float | None = None) -> int:
     """Apply the retention policy once; returns the number of runs deleted."""
     if cfg.retention_days <= 0:
         return 0
@@ -184,7 +185,7 @@ def purge_expired(store: TraceStore, cfg: TracesConfig, *, now: float | None = N
     return store.purge(older_than=cutoff)
 
 
-async def _retention_loop(store: TraceStore, cfg: TracesConfig) -> None:
+async def _retention_loop(store: RunStore, cfg: TracesConfig) -> None:
     while True:
         try:
             deleted = await asyncio.to_thread(purge_expired, store, cfg)

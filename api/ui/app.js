@@ -99,7 +99,7 @@ async function showRuns(cursor = null, append = false) {
       <section class="runs">
         <div class="filters">
           <h1>Runs</h1>
-          <label>status <select id="f-status">${["", "running", "ok", "not_found", "budget", "error", "cancelled"]
+          <label>status <select id="f-status">${["", "running", "ok", "not_found", "budget", "error", "cancelled", "interrupted"]
             .map((s) => `<option ${s === (status || "") ? "selected" : ""}>${s}</option>`).join("")}</select></label>
           <label>thread <input id="f-thread" value="${esc(thread || "")}" size="20"></label>
           <label>since <input id="f-since" type="datetime-local" value="${esc(since || "")}"></label>

@@ -16,7 +16,7 @@ from graphs.events import Envelope
 from graphs.runner import RunRequest, stream_run
 from graphs.single_shot import stream_single_shot
 from graphs.tracing.record import recorded
-from graphs.tracing.store import TraceStore
+from graphs.tracing.run_store import RunStore
 
 StreamFn = Callable[[Deps, Any], AsyncIterator[Envelope]]
 
@@ -33,7 +33,7 @@ class GraphStrategy:
         stream: StreamFn,
         make_request: Callable[[str, str], Any],
         *,
-        traces: TraceStore | None = None,
+        traces: RunStore | None = None,
         trace_tenant: str = "default",
     ) -> None:
         self.name = name

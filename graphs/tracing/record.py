@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from graphs.events import Envelope
-from graphs.tracing.store import TraceStore
+from graphs.tracing.run_store import RunStore
 
 
 async def recorded(
     envelopes: AsyncIterator[Envelope],
-    store: TraceStore,
+    store: RunStore,
     *,
     run_id: str,
     tenant: str,

@@ -132,6 +132,7 @@ _STATUS: dict[str, SpanStatus] = {
     "budget": "ok",
     "error": "error",
     "cancelled": "cancelled",
+    "interrupted": "error",
 }
 
 

@@ -10,6 +10,9 @@ still going (or whose process crashed) is visible with ``status = 'running'``:
 
     run_id, seq, ts, kind, json (the envelope's ``event`` as JSON)
 
+Schema version 2 (``PRAGMA user_version``) adds ``runs.owner`` / ``runs.cancel_requested`` and an
+``owners`` table (id, host, pid, started_at, heartbeat_at): a version-1 file is upgraded on open.
+
 Every read takes the tenant and only sees that tenant's rows. Writes are small and synchronous
 (WAL mode, one connection behind a lock); call them from the event loop or a worker thread alike.
 The trace viewer builds spans from ``events`` (``step_started``/``step_finished`` pairs, ``usage``).
@@ -26,9 +29,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphs.events import Answer, Citation, Done, Envelope, run_event_adapter
+from graphs.events import Answer, Citation, Done, Envelope, RunError, run_event_adapter
+from knowledge.owners import Owner, owner_dead
 
-RunStatus = Literal["running", "ok", "not_found", "budget", "error", "cancelled"]
+RunStatus = Literal["running", "ok", "not_found", "budget", "error", "cancelled", "interrupted"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -54,6 +58,33 @@ CREATE TABLE IF NOT EXISTS events (
     PRIMARY KEY (run_id, seq)
 ) WITHOUT ROWID;
 """
+
+
+_SCHEMA_V2 = """
+ALTER TABLE runs ADD COLUMN owner TEXT;
+ALTER TABLE runs ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE IF NOT EXISTS owners (
+    id TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    started_at REAL NOT NULL,
+    heartbeat_at REAL NOT NULL
+);
+"""
+SCHEMA_VERSION = 2
+"""``PRAGMA user_version`` of an up-to-date run store file."""
+
+INTERRUPTED_MESSAGE = "the server process running this run stopped before it finished"
+"""The ``error`` event written into a run whose owner died."""
+
+
+def interrupted_events(run_id: str, last_seq: int, now: float) -> list[Envelope]:
+    """The ``error`` + ``done(interrupted)`` pair that closes out a run whose owner died."""
+    error = RunError(message=INTERRUPTED_MESSAGE, error_type="Interrupted", recoverable=False)
+    return [
+        Envelope(run_id=run_id, seq=last_seq + 1, ts=now, event=error),
+        Envelope(run_id=run_id, seq=last_seq + 2, ts=now, event=Done(status="interrupted")),
+    ]
 
 
 class TraceStoreError(Exception):
@@ -103,6 +134,7 @@ class TraceStore:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.executescript(_SCHEMA)
+        _upgrade(conn)
         return cls(conn)
 
     def close(self) -> None:
@@ -111,15 +143,23 @@ class TraceStore:
             self._conn.close()
 
     def start_run(
-        self, *, run_id: str, tenant: str, question: str, thread_id: str | None = None, started_at: float | None = None
+        self,
+        *,
+        run_id: str,
+        tenant: str,
+        question: str,
+        thread_id: str | None = None,
+        started_at: float | None = None,
+        owner: str | None = None,
     ) -> RunRecord:
         """Register a run before its first event; raises ``TraceStoreError`` when the id is taken."""
         ts = time.time() if started_at is None else started_at
         try:
             with self._lock:
                 self._conn.execute(
-                    "INSERT INTO runs (id, tenant, thread_id, question, status, started_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    (run_id, tenant, thread_id, question, "running", ts),
+                    "INSERT INTO runs (id, tenant, thread_id, question, status, started_at, owner) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (run_id, tenant, thread_id, question, "running", ts, owner),
                 )
         except sqlite3.IntegrityError as exc:
             raise TraceStoreError(f"run {run_id!r} already exists") from exc
@@ -269,6 +309,83 @@ class TraceStore:
         return len(ids)
 
     # ---- end of the trace viewer block ----
+
+    # ---- owners: interrupted runs after a crash, cancellation requests ----
+
+    def heartbeat(self, owner: Owner) -> None:
+        """Record that ``owner`` is alive now (registers it on first call)."""
+        with self._lock:
+            self._conn.execute(
+                "INSERT INTO owners (id, host, pid, started_at, heartbeat_at) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at",
+                (owner.id, owner.host, owner.pid, owner.started_at, time.time()),
+            )
+
+    def interrupt_dead(self, me: Owner, *, lease_s: float) -> list[str]:
+        """Close out the running runs of dead owners (``error`` + ``done(interrupted)``); their ids."""
+        now = time.time()
+        done: list[str] = []
+        with self._lock, self._conn:
+            self._conn.execute("BEGIN IMMEDIATE")
+            rows = self._conn.execute(
+                "SELECT r.id, r.last_seq, r.owner, o.host, o.pid, o.heartbeat_at FROM runs r "
+                "LEFT JOIN owners o ON o.id = r.owner WHERE r.status = 'running'"
+            ).fetchall()
+            for run_id, last_seq, owner_id, host, pid, beat in rows:
+                if not owner_dead(owner_id, host, pid, beat, me=me, lease_s=lease_s, now=now):
+                    continue
+                for envelope in interrupted_events(run_id, last_seq, now):
+                    self._conn.execute(
+                        "INSERT INTO events (run_id, seq, ts, kind, json) VALUES (?, ?, ?, ?, ?)",
+                        (run_id, envelope.seq, envelope.ts, envelope.event.kind, envelope.event.model_dump_json()),
+                    )
+                self._conn.execute(
+                    "UPDATE runs SET status = 'interrupted', ended_at = ?, last_seq = ? WHERE id = ?",
+                    (now, last_seq + 2, run_id),
+                )
+                done.append(run_id)
+            self._conn.execute(
+                "DELETE FROM owners WHERE heartbeat_at < ? AND id NOT IN "
+                "(SELECT owner FROM runs WHERE status = 'running' AND owner IS NOT NULL)",
+                (now - max(lease_s, 1.0) * 10,),
+            )
+        return done
+
+    def request_cancel(self, run_id: str, *, tenant: str) -> bool:
+        """Ask the run's owner to cancel it; False when the run is unknown or not running."""
+        with self._lock:
+            cur = self._conn.execute(
+                "UPDATE runs SET cancel_requested = 1 WHERE id = ? AND tenant = ? AND status = 'running'",
+                (run_id, tenant),
+            )
+        return cur.rowcount > 0
+
+    def cancel_requests(self, owner: Owner) -> list[str]:
+        """Running runs of ``owner`` whose cancellation was asked for."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT id FROM runs WHERE owner = ? AND status = 'running' AND cancel_requested = 1", (owner.id,)
+            ).fetchall()
+        return [r[0] for r in rows]
+
+
+def _upgrade(conn: sqlite3.Connection) -> None:
+    """Bring a file of an older schema version up to ``SCHEMA_VERSION`` (rows kept)."""
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+    if version < 2 and "owner" not in columns:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _SCHEMA_V2.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except Exception:
+            conn.execute("ROLLBACK")
+            raise
+    elif version < SCHEMA_VERSION:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
 _COLUMNS = "id, tenant, thread_id, question, status, started_at, ended_at, answer, citations, totals, last_seq"

@@ -1,25 +1,34 @@
-"""The SQLite run store: written as the run goes, tenant-scoped, replayable."""
+"""The run store, on SQLite and on Postgres alike: written as the run goes, tenant-scoped, replayable."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from graphs.events import Answer, Citation, Done, Envelope, RunStarted, Token
+from graphs.tracing.pg_store import PgTraceStore
+from graphs.tracing.run_store import RunStore
 from graphs.tracing.store import TraceStore, TraceStoreError
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> TraceStore:
-    return TraceStore.open(tmp_path / "runs.sqlite")
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RunStore]:
+    """The same tests against both backends (Postgres: the session's test database, emptied)."""
+    if request.param == "sqlite":
+        opened: RunStore = TraceStore.open(tmp_path / "runs.sqlite")
+    else:
+        opened = PgTraceStore.open(request.getfixturevalue("pg_url"))
+    yield opened
+    opened.close()
 
 
 def _env(seq: int, event: object, run_id: str = "r1") -> Envelope:
     return Envelope.model_validate({"run_id": run_id, "seq": seq, "ts": 100.0 + seq, "event": event})
 
 
-def test_in_progress_run_is_visible_and_finishes_with_answer_and_totals(store: TraceStore) -> None:
+def test_in_progress_run_is_visible_and_finishes_with_answer_and_totals(store: RunStore) -> None:
     store.start_run(run_id="r1", tenant="a", question="q?", thread_id="t1")
     store.append(_env(0, RunStarted(question="q?")))
     run = store.get_run("r1", tenant="a")
@@ -33,7 +42,7 @@ def test_in_progress_run_is_visible_and_finishes_with_answer_and_totals(store: T
     assert [c.id for c in run.citations] == ["e"]
 
 
-def test_events_replay_after_a_sequence_number_and_round_trip(store: TraceStore) -> None:
+def test_events_replay_after_a_sequence_number_and_round_trip(store: RunStore) -> None:
     store.start_run(run_id="r1", tenant="a", question="q")
     sent = [_env(0, RunStarted(question="q")), _env(1, Token(text="x")), _env(2, Done())]
     for e in sent:
@@ -42,7 +51,7 @@ def test_events_replay_after_a_sequence_number_and_round_trip(store: TraceStore)
     assert store.events("r1", tenant="a", after_seq=1) == sent[2:]
 
 
-def test_other_tenant_sees_nothing(store: TraceStore) -> None:
+def test_other_tenant_sees_nothing(store: RunStore) -> None:
     store.start_run(run_id="r1", tenant="a", question="q", thread_id="t1")
     store.append(_env(0, RunStarted(question="q")))
     assert store.get_run("r1", tenant="b") is None
@@ -52,13 +61,13 @@ def test_other_tenant_sees_nothing(store: TraceStore) -> None:
     assert store.thread_exists("t1", tenant="a")
 
 
-def test_thread_lists_turns_in_order(store: TraceStore) -> None:
+def test_thread_lists_turns_in_order(store: RunStore) -> None:
     store.start_run(run_id="r1", tenant="a", question="first", thread_id="t", started_at=1.0)
     store.start_run(run_id="r2", tenant="a", question="second", thread_id="t", started_at=2.0)
     assert [r.question for r in store.thread_runs("t", tenant="a")] == ["first", "second"]
 
 
-def test_misuse_is_a_typed_error_and_changes_nothing(store: TraceStore) -> None:
+def test_misuse_is_a_typed_error_and_changes_nothing(store: RunStore) -> None:
     with pytest.raises(TraceStoreError, match="unknown run"):
         store.append(_env(0, RunStarted(question="q"), run_id="nope"))
     store.start_run(run_id="r1", tenant="a", question="q")

@@ -17,6 +17,7 @@ from api.deps import AppDeps
 from api.routes.traces import decode_cursor
 from graphs.events import Done, LLMUsage, RunStarted
 from graphs.tracing.store import TraceStore
+from knowledge.owners import Owner
 from knowledge.settings import Settings
 
 KEYS = {"key-one": "one", "key-two": "two"}
@@ -48,10 +49,12 @@ def seed(settings: Settings) -> None:
         ]
         for env in envelopes(rid, script):
             store.append(env)
-    store.start_run(run_id="live-1", tenant="one", question="still going", started_at=now - 1)
+    elsewhere = Owner(id="replica-b", host="elsewhere", pid=1, started_at=now)  # a live process runs it
+    store.heartbeat(elsewhere)
+    store.start_run(run_id="live-1", tenant="one", question="still going", started_at=now - 1, owner=elsewhere.id)
     for env in envelopes("live-1", full_script()[:9], shift=now - 100.0):
         store.append(env)
-    store.start_run(run_id="two-0", tenant="two", question="secret", started_at=now - 5)
+    store.start_run(run_id="two-0", tenant="two", question="secret", started_at=now - 5, owner=elsewhere.id)
     store.close()
 
 

@@ -10,20 +10,27 @@ from uitest_support import envelopes, full_script
 
 from api.routes.traces import purge_expired
 from graphs.events import Done, LLMUsage, RunStarted, StepStarted
+from graphs.tracing.pg_store import PgTraceStore
+from graphs.tracing.run_store import RunStore
 from graphs.tracing.spans import build_trace
 from graphs.tracing.store import TraceStore
 from knowledge.settings import TracesConfig
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[TraceStore]:
-    s = TraceStore.open(tmp_path / "runs.sqlite")
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RunStore]:
+    """The same tests on both backends (Postgres: the session's test database, emptied)."""
+    s: RunStore
+    if request.param == "sqlite":
+        s = TraceStore.open(tmp_path / "runs.sqlite")
+    else:
+        s = PgTraceStore.open(request.getfixturevalue("pg_url"))
     yield s
     s.close()
 
 
 def add_run(
-    store: TraceStore, run_id: str, *, started: float, tenant: str = "t", thread: str = "th", done: bool = True
+    store: RunStore, run_id: str, *, started: float, tenant: str = "t", thread: str = "th", done: bool = True
 ) -> None:
     """A run with one usage event (prompt 10, cached 4), finished unless ``done`` is False."""
     store.start_run(run_id=run_id, tenant=tenant, question=f"q {run_id}", thread_id=thread, started_at=started)
@@ -56,7 +63,7 @@ def test_crashed_run_stays_visible_as_running(tmp_path: Path) -> None:
         reader.close()
 
 
-def test_list_newest_first_with_keyset_pages(store: TraceStore) -> None:
+def test_list_newest_first_with_keyset_pages(store: RunStore) -> None:
     for i in range(7):
         add_run(store, f"r{i}", started=100.0 + (i // 2))  # pairs share a start time
     seen: list[str] = []
@@ -70,7 +77,7 @@ def test_list_newest_first_with_keyset_pages(store: TraceStore) -> None:
     assert seen == ["r6", "r5", "r4", "r3", "r2", "r1", "r0"]
 
 
-def test_list_filters(store: TraceStore) -> None:
+def test_list_filters(store: RunStore) -> None:
     add_run(store, "a", started=10.0, thread="x")
     add_run(store, "b", started=20.0, thread="y")
     add_run(store, "c", started=30.0, thread="x", done=False)
@@ -83,7 +90,7 @@ def test_list_filters(store: TraceStore) -> None:
     assert len(store.list_runs(tenant="t")) == 3
 
 
-def test_usage_sums_per_run(store: TraceStore) -> None:
+def test_usage_sums_per_run(store: RunStore) -> None:
     add_run(store, "a", started=1.0)
     store.start_run(run_id="empty", tenant="t", question="q", started_at=2.0)
     usage = store.usage_by_run(["a", "empty", "missing"], tenant="t")
@@ -91,7 +98,7 @@ def test_usage_sums_per_run(store: TraceStore) -> None:
     assert store.usage_by_run([], tenant="t") == {}
 
 
-def test_tenants_see_only_their_runs(store: TraceStore) -> None:
+def test_tenants_see_only_their_runs(store: RunStore) -> None:
     add_run(store, "mine", started=1.0, tenant="t1")
     add_run(store, "theirs", started=2.0, tenant="t2")
     assert [r.id for r in store.list_runs(tenant="t1")] == ["mine"]
@@ -99,7 +106,7 @@ def test_tenants_see_only_their_runs(store: TraceStore) -> None:
     assert store.events("theirs", tenant="t1") == []
 
 
-def test_retention_deletes_old_runs_and_their_events(store: TraceStore) -> None:
+def test_retention_deletes_old_runs_and_their_events(store: RunStore) -> None:
     day = 86400.0
     now = 100 * day
     add_run(store, "old", started=now - 40 * day)
@@ -112,13 +119,13 @@ def test_retention_deletes_old_runs_and_their_events(store: TraceStore) -> None:
     assert len(store.events("recent", tenant="t")) == 3
 
 
-def test_retention_zero_keeps_everything(store: TraceStore) -> None:
+def test_retention_zero_keeps_everything(store: RunStore) -> None:
     add_run(store, "ancient", started=1.0)
     assert purge_expired(store, TracesConfig(retention_days=0), now=1e12) == 0
     assert [r.id for r in store.list_runs(tenant="t")] == ["ancient"]
 
 
-def test_running_run_with_recent_events_survives_retention(store: TraceStore) -> None:
+def test_running_run_with_recent_events_survives_retention(store: RunStore) -> None:
     day = 86400.0
     store.start_run(run_id="long", tenant="t", question="q", started_at=0.0)
     store.append(envelopes("long", [(40 * day, StepStarted(node="plan", step=1))])[0])

@@ -1,0 +1,204 @@
+"""Upload jobs on the durable queue (procrastinate on Postgres): ``waypoint worker`` ingests them; a worker killed
+with -9 mid-job is replaced by another that finishes it with no point missing or written twice."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psycopg
+import pytest
+from fastapi import FastAPI
+
+from api.app import create_app
+from api.deps import AppDeps, DocumentInfo, IngestResult, RunSpec
+from api.ingest_queue import run_worker
+from graphs.events import Envelope
+from knowledge.settings import Settings
+
+pytestmark = pytest.mark.postgres
+REPO = Path(__file__).resolve().parents[2]
+
+
+class Docs:
+    """Documents double that records what it was asked to ingest."""
+
+    def __init__(self) -> None:
+        self.ingested: list[tuple[str, str]] = []
+
+    async def ingest_paths(self, paths: Sequence[Path], *, tenant: str) -> IngestResult:
+        self.ingested += [(tenant, p.read_text()) for p in paths]
+        return IngestResult(documents=len(paths), chunks=len(paths))
+
+    async def ingest_corpus(self, path: Path, *, tenant: str) -> IngestResult:
+        lines = [x for x in path.read_text().splitlines() if x.strip()]
+        self.ingested += [(tenant, json.loads(x)["text"]) for x in lines]
+        return IngestResult(documents=len(lines), chunks=len(lines), errors=["corpus: 1 bad line"])
+
+    async def list_documents(self, *, tenant: str) -> list[DocumentInfo]:
+        return []
+
+    async def delete_document(self, doc_id: str, *, tenant: str) -> bool:
+        return False
+
+
+async def _no_runs(spec: RunSpec) -> AsyncIterator[Envelope]:
+    raise AssertionError("no runs here")
+    yield  # pragma: no cover
+
+
+def _queued_settings(settings: Settings, pg_url: str) -> Settings:
+    ingest = settings.ingest.model_copy(update={"queue": "postgres", "stalled_after_s": 2.0})
+    return settings.model_copy(update={"postgres_url": pg_url, "ingest": ingest})
+
+
+@contextlib.asynccontextmanager
+async def _api(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    @contextlib.asynccontextmanager
+    async def factory(_: Settings) -> AsyncIterator[AppDeps]:
+        yield AppDeps(run=_no_runs, documents=Docs())
+
+    app: FastAPI = create_app(settings, deps_factory=factory)
+    transport = httpx.ASGITransport(app=app)
+    async with app.router.lifespan_context(app), httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+        yield c
+
+
+async def _wait_job(c: httpx.AsyncClient, job_id: str, *, timeout: float, status: str = "done") -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    job: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        job = (await c.get(f"/v1/jobs/{job_id}")).json()
+        if job["status"] == status:
+            return job
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"job did not reach {status!r}: {job}")
+
+
+async def test_an_upload_waits_on_the_queue_until_a_worker_ingests_it(settings: Settings, pg_url: str) -> None:
+    settings = _queued_settings(settings, pg_url)
+    corpus = b'{"id": "p1", "text": "Owls hunt."}\n{"id": "p2", "text": "Voles dig."}\n'
+    files = [("files", ("note.md", b"# Note\nHello.", "text/markdown")), ("files", ("c.jsonl", corpus, "x/y"))]
+    async with _api(settings) as c:
+        job = (await c.post("/v1/documents", files=files)).json()
+        await asyncio.sleep(0.5)
+        assert (await c.get(f"/v1/jobs/{job['id']}")).json()["status"] == "queued"  # no worker yet, nothing lost
+        docs = Docs()
+        worker = asyncio.create_task(run_worker(settings, docs))
+        try:
+            done = await _wait_job(c, job["id"], timeout=30)
+        finally:
+            worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await worker
+    assert done["result"] == {"documents": 3, "chunks": 3, "skipped": 0, "errors": ["corpus: 1 bad line"]}
+    assert sorted(text for _, text in docs.ingested) == ["# Note\nHello.", "Owls hunt.", "Voles dig."]
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM uploads").fetchone() == (0,)
+
+
+def _start_worker(data: Path, pg_url: str, log: Path) -> subprocess.Popen[bytes]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WAYPOINT_")}
+    env.update(
+        {
+            "WAYPOINT_DATA_DIR": str(data),
+            "WAYPOINT_POSTGRES_URL": pg_url,
+            "WAYPOINT_INGEST_STALLED_AFTER_S": "2",
+            "WAYPOINT_INGEST_BATCH_DOCS": "32",
+            "PYTHONPATH": str(REPO),
+        }
+    )
+    code = "import sys; from cli import main; sys.argv = ['waypoint', 'worker', '--no-graph']; main()"
+    out = log.open("wb")
+    return subprocess.Popen([sys.executable, "-c", code], env=env, stdout=out, stderr=out, cwd=REPO)
+
+
+def _committed(pg_url: str) -> int:
+    with psycopg.connect(pg_url) as conn:
+        row = conn.execute("SELECT COUNT(*) FROM documents WHERE content_hash IS NOT NULL").fetchone()
+    return int(row[0]) if row else 0
+
+
+@pytest.mark.slow
+async def test_a_worker_killed_mid_job_is_replaced_and_nothing_is_missing_or_doubled(
+    settings: Settings, pg_url: str, tmp_path: Path
+) -> None:
+    n = 1500
+    settings = _queued_settings(settings, pg_url)
+    lines = [
+        json.dumps({"id": f"p{i:05d}", "title": f"P{i}", "text": f"Passage {i} about item {i * 7}."}) for i in range(n)
+    ]
+    data = tmp_path / "worker-data"  # both workers use it in turn: Qdrant local mode locks the folder while open
+    async with _api(settings) as c:
+        files = [("files", ("corpus.jsonl", "\n".join(lines).encode(), "application/jsonl"))]
+        job = (await c.post("/v1/documents", files=files)).json()
+        first = _start_worker(data, pg_url, tmp_path / "w1.log")
+        try:
+            deadline = time.monotonic() + 120
+            while _committed(pg_url) < 64 and time.monotonic() < deadline and first.poll() is None:
+                await asyncio.sleep(0.1)
+            assert 64 <= _committed(pg_url) < n, (tmp_path / "w1.log").read_text()[-2000:]
+            running = (await c.get(f"/v1/jobs/{job['id']}")).json()  # the first batch's progress is written at once
+            assert running["status"] == "running" and running["progress"]["documents_done"] >= 32
+        finally:
+            first.send_signal(signal.SIGKILL)
+            first.wait(timeout=10)
+        assert (await c.get(f"/v1/jobs/{job['id']}")).json()["status"] == "running"
+        second = _start_worker(data, pg_url, tmp_path / "w2.log")
+        try:
+            done = await _wait_job(c, job["id"], timeout=240)
+        finally:
+            second.terminate()
+            second.wait(timeout=30)
+    result = done["result"]
+    assert result["documents"] + result["skipped"] == n and result["skipped"] >= 64 and not result["errors"]
+    assert _committed(pg_url) == n
+    assert done["progress"]["documents_done"] == n  # the second worker read every passage (committed ones skipped)
+    from knowledge.vector_store import open_vector_store
+
+    store = open_vector_store(settings.model_copy(update={"data_dir": data}))
+    try:
+        assert store.count(settings.default_tenant) == n  # one point per passage: none missing, none twice
+        assert store.count(settings.default_tenant, live=False) == 0
+    finally:
+        store.close()
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM documents WHERE pending_hash IS NOT NULL").fetchone() == (0,)
+
+
+async def test_a_job_that_cannot_be_queued_fails_clearly(
+    settings: Settings, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from api.ingest_queue import IngestQueue
+
+    async def broken(self: IngestQueue, job_id: str, tenant: str, files: list[tuple[str, bytes]]) -> None:
+        raise OSError("queue down")
+
+    monkeypatch.setattr(IngestQueue, "submit", broken)
+    async with _api(_queued_settings(settings, pg_url)) as c:
+        r = await c.post("/v1/documents", files=[("files", ("a.md", b"# A\ntext", "text/markdown"))])
+        assert r.status_code == 503 and "queue" in r.json()["error"]["message"]
+    with psycopg.connect(pg_url) as conn:
+        (status, error), *_ = conn.execute("SELECT status, error FROM jobs").fetchall()
+    assert status == "failed" and "could not queue" in error
+
+
+def test_waypoint_worker_without_postgres_says_what_it_needs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from cli import app
+
+    monkeypatch.delenv("WAYPOINT_POSTGRES_URL", raising=False)
+    monkeypatch.setenv("WAYPOINT_DATA_DIR", str(tmp_path))
+    result = CliRunner().invoke(app, ["worker"])
+    assert result.exit_code == 2 and "WAYPOINT_POSTGRES_URL" in result.output
