@@ -77,7 +77,8 @@ async def test_interrupted_run_resumes_from_its_last_checkpoint(
     deps = make_deps(llm, checkpointer=saver)
     crashed = await run_all(deps, "Who directed Inception?", thread_id="t-crash")
     assert of_kind(crashed, "done")[0].status == "error"
-    assert "process died" in of_kind(crashed, "error")[0].message
+    error = of_kind(crashed, "error")[0]
+    assert error.error_type == "RuntimeError" and "process died" not in error.message  # details: in the log only
     llm.enqueue(*script[2:])
     resumed = await run_all(deps, "Who directed Inception?", thread_id="t-crash", options={"resume": True})
     assert [e.node for e in of_kind(resumed, "step_started")] == ["answer", "verify", "finalize"]

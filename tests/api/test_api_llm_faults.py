@@ -1,0 +1,77 @@
+"""The whole path (uvicorn, SSE, real runner, real LLM client) against a stub LLM server behind a fault proxy."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import httpx
+import pytest
+from apitest_support import parse_sse, serve
+from support.fault_proxy import FaultProxy
+from support.llm_process import StubLLM, stub_llm
+from test_api_real_stack import real_app
+
+from agents.llm import OpenAICompatibleLLM
+from knowledge.settings import Settings
+
+ANSWER = "Mara Quen built the Harrow Point lighthouse in 1871, after the great gale of 1869 wrecked the old light."
+RULES = [{"match": {"schema_property": "needs_retrieval"}, "reply": '{"needs_retrieval": false, "subquestions": []}'}]
+
+
+@pytest.fixture(scope="module")
+def stub() -> Iterator[StubLLM]:
+    with stub_llm() as server:
+        yield server
+
+
+@pytest.fixture
+async def proxy(stub: StubLLM) -> AsyncIterator[FaultProxy]:
+    stub.control(reset=True, rules=RULES, default=ANSWER, faults=[], token_delay_s=0.0)
+    async with FaultProxy(stub.port) as p:
+        yield p
+
+
+async def _events(resp: httpx.Response) -> AsyncIterator[tuple[str, dict[str, object]]]:
+    event = ""
+    async for line in resp.aiter_lines():
+        if line.startswith("event: "):
+            event = line[7:]
+        elif line.startswith("data: ") and event:
+            yield event, json.loads(line[6:])
+
+
+async def test_llm_cut_mid_answer_gives_an_error_event_within_2s_no_duplicates_and_the_next_run_works(
+    api_settings: Settings, stub: StubLLM, proxy: FaultProxy
+) -> None:
+    stub.control(faults=[{"match": {"no_schema": True}, "mode": "stall", "after_tokens": 3}])
+    llm = OpenAICompatibleLLM(f"{proxy.url}/v1", model="stub", backoff_s=0.0, max_retries=3, timeout_s=60)
+    app = real_app(api_settings, llm)
+    async with serve(app) as (url, _), httpx.AsyncClient(base_url=url, timeout=30) as c:
+        tokens: list[str] = []
+        seen: list[str] = []
+        cut_at = error_at = 0.0
+        async with c.stream("POST", "/v1/chat", json={"message": "Who built the lighthouse?"}) as resp:
+            async for kind, data in _events(resp):
+                seen.append(kind)
+                if kind == "token":
+                    tokens.append(str(data["text"]))
+                    if len(tokens) == 3:
+                        cut_at = time.monotonic()
+                        assert proxy.cut() >= 1
+                elif kind == "error" and not error_at:
+                    error_at = time.monotonic()
+                    assert "stub" not in str(data["message"]) and "127.0.0.1" not in str(data["message"])
+        assert "".join(tokens) == "Mara Quen built", tokens
+        assert cut_at and error_at and error_at - cut_at < 2.0, seen
+        assert seen[-1] == "done"
+        answerer_calls = [r for r in stub.log() if r["messages"][-1]["content"].find("needs_retrieval") < 0]
+        assert len(answerer_calls) == 2, "the cut answer call must not be sent again"  # planner + answerer
+        ok = await c.post("/v1/chat", json={"message": "Who built the lighthouse?"})
+        msgs = [m for m in parse_sse(ok.text) if "event" in m]
+        done = json.loads(msgs[-1]["data"])
+        assert done["status"] == "ok", [m["event"] for m in msgs]
+        text = "".join(json.loads(m["data"])["text"] for m in msgs if m["event"] == "token")
+        assert text == ANSWER
+    await llm.aclose()
