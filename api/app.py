@@ -11,6 +11,7 @@ from fastapi import FastAPI
 
 from api.deps import DepsFactory
 from api.errors import install_error_handlers
+from api.guard import WILDCARD_BINDS, BrowserGuard, allowed_hosts
 from api.jobs import JobStore
 from api.limits import BodySizeLimit
 from api.metrics import Metrics, RequestMetrics
@@ -44,6 +45,7 @@ def create_app(settings: Settings, *, deps_factory: DepsFactory | None = None) -
                 yield
                 state.streams.drain()
                 await _cancel_jobs(state)
+                await state.ready.aclose()
         finally:
             jobs.close()
             store.close()
@@ -61,6 +63,11 @@ def create_app(settings: Settings, *, deps_factory: DepsFactory | None = None) -
     install_error_handlers(app)
     app.add_middleware(BodySizeLimit, max_body=settings.api.max_request_bytes, max_upload=settings.api.max_upload_bytes)
     app.add_middleware(RequestMetrics, metrics=metrics)
+    cfg = settings.api
+    hosts = allowed_hosts(cfg.host, cfg.allowed_hosts)
+    if keyring.enabled and cfg.host in WILDCARD_BINDS and not cfg.allowed_hosts:
+        hosts = None  # a keyed server on every interface: its keys guard it, whatever name reaches it
+    app.add_middleware(BrowserGuard, hosts=hosts, check_origin=not keyring.enabled, origins=cfg.allowed_origins)
     return app
 
 

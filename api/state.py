@@ -11,6 +11,7 @@ from api.deps import AppDeps
 from api.jobs import JobStore
 from api.live import OpenStreams
 from api.metrics import Metrics
+from api.ready import ReadyProbes
 from api.tenants import KeyRing
 from graphs.trace_store import TraceStore
 from knowledge.settings import Settings
@@ -27,6 +28,8 @@ class AppState:
     metrics: Metrics
     keyring: KeyRing
     streams: OpenStreams = field(default_factory=OpenStreams)
+    ready: ReadyProbes = field(default_factory=ReadyProbes)
+    """``/readyz`` check state: one check per backend in flight, results cached briefly."""
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
     """Background ingest jobs still running."""
 

@@ -251,6 +251,18 @@ class APIConfig(BaseModel):
     """On server shutdown, seconds an open stream gets to send its final events."""
     replay_poll_s: float = 0.2
     """How often a replay stream following a live run looks for new events."""
+    allowed_hosts: list[str] = Field(default_factory=list)
+    """``Host`` names accepted besides loopback names and the bind host (DNS-rebinding guard); ``["*"]``: any.
+    With API keys and a wildcard bind (0.0.0.0, ::) and this list empty, any host is accepted."""
+    allowed_origins: list[str] = Field(default_factory=list)
+    """Origins (``scheme://host[:port]``) besides the server's own that may send writes when no API keys are set."""
+    cache_partition_secret: SecretStr | None = None
+    """Secret behind each tenant's prefix-cache partition tag; unset: a random one kept in the data dir
+    (``cache_partition.key``). Replicas that share an LLM server should share it."""
+    ready_timeout_s: float = 5.0
+    """``/readyz``: how long one backend check may take before it counts as down."""
+    ready_cache_s: float = 2.0
+    """``/readyz``: how long a check's result is reused (probes never pile up checks on a busy backend)."""
 
 
 class TracesConfig(BaseModel):

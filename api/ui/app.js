@@ -223,6 +223,7 @@ function renderRun(data) {
         ${steps.map((s) => spanBlock(s, kids, t0, tEnd)).join("")}
       </div>
     </section>`;
+  placeBars($("#view"));
   ui.current = { kids, t0, tEnd, byId: new Map(trace.spans.map((s) => [s.id, s])) };
   $(".waterfall").onclick = toggle;
 }
@@ -238,6 +239,7 @@ function toggle(ev) {
   if (ui.expanded.has(id) && !det.dataset.filled) {
     const { kids, t0, tEnd, byId } = ui.current;
     det.innerHTML = inner(byId.get(id), kids, t0, tEnd);
+    placeBars(det);
     det.dataset.filled = "1";
   }
   box.classList.toggle("open", ui.expanded.has(id));
@@ -279,7 +281,15 @@ function bar(s, t0, tEnd) {
   const left = Math.max(0, ((s.start - t0) / total) * 100);
   const end = s.end ?? tEnd;
   const width = Math.max(0.4, ((end - s.start) / total) * 100);
-  return `<div class="track"><div class="bar k-${s.kind} st-${s.status}" style="left:${left.toFixed(2)}%;width:${Math.min(width, 100 - left).toFixed(2)}%"></div></div>`;
+  return `<div class="track"><div class="bar k-${s.kind} st-${s.status}" data-left="${left.toFixed(2)}" data-width="${Math.min(width, 100 - left).toFixed(2)}"></div></div>`;
+}
+
+// The page's Content-Security-Policy forbids inline style attributes: bars are placed through the CSSOM.
+function placeBars(root) {
+  for (const el of root.querySelectorAll(".bar[data-left]")) {
+    el.style.left = `${el.dataset.left}%`;
+    el.style.width = `${el.dataset.width}%`;
+  }
 }
 
 function label(s) {
