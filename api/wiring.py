@@ -19,6 +19,7 @@ from agents.llm import LLMBackend
 from agents.llm.factory import start_llm
 from agents.tree_summarizer import TreeSummarizer
 from api.deps import AppDeps, DocumentInfo, IngestResult, RunSpec
+from api.tenants import partition_secret, partition_tag
 from graphs.deps import Deps, open_checkpointer, open_deps
 from graphs.events import Envelope
 from graphs.runner import RunRequest, stream_run
@@ -37,9 +38,17 @@ class TenantAgents:
     """One ``Deps`` per tenant over the shared LLM and checkpointer, opened lazily."""
 
     def __init__(
-        self, settings: Settings, llm: LLMBackend, checkpointer: Any, stack: AsyncExitStack, indexes: Indexes
+        self,
+        settings: Settings,
+        llm: LLMBackend,
+        checkpointer: Any,
+        stack: AsyncExitStack,
+        indexes: Indexes,
+        *,
+        partition_secret: bytes = b"",
     ) -> None:
         self._settings = settings
+        self._partition_secret = partition_secret
         self._indexes = indexes
         self._llm = llm
         self._checkpointer = checkpointer
@@ -57,6 +66,7 @@ class TenantAgents:
                     llm=self._llm,
                     checkpointer=self._checkpointer,
                     indexes=self._indexes,
+                    cache_partition=partition_tag(self._partition_secret, tenant) if self._partition_secret else "",
                 )
                 self._deps[tenant] = await self._stack.enter_async_context(cm)
             return self._deps[tenant]
@@ -146,7 +156,11 @@ async def open_app_deps(settings: Settings, *, llm: LLMBackend | None = None) ->
             stack.push_async_callback(indexes.graph.store.aclose)
         ingestor = Ingestor(settings, embedder, store, sinks=indexes.sinks)
         stack.callback(ingestor.close)
-        agents = TenantAgents(settings, llm, checkpointer, stack, indexes)
+        configured = settings.api.cache_partition_secret
+        secret = partition_secret(
+            configured.get_secret_value() if configured else None, settings.path("cache_partition.key")
+        )
+        agents = TenantAgents(settings, llm, checkpointer, stack, indexes, partition_secret=secret)
         after: AfterIngest | None = None
         if settings.tree.summaries_on(remote_llm=bool(settings.llm.base_url)):
             summarizer = TreeSummarizer(llm, indexes.trees, writer=model or "llm", batch=settings.tree.summary_batch)

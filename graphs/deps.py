@@ -39,6 +39,8 @@ class Deps:
     """What serves the LLM: ``llama.cpp-embedded``, ``openai-compatible``, or empty when passed in."""
     extras: dict[str, Any] = field(default_factory=dict)
     """Anything else an adapter wants to keep alive for the run's lifetime."""
+    cache_partition: str = ""
+    """Secret per-tenant tag after the shared prompt prefix ('' for none): isolates tenants in the prefix cache."""
 
 
 def _vector_tool(settings: Settings, tenant: str) -> RetrievalTool:
@@ -90,6 +92,7 @@ async def open_deps(
     tools: dict[str, RetrievalTool] | None = None,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
     indexes: Indexes | None = None,
+    cache_partition: str = "",
 ) -> AsyncIterator[Deps]:
     """Start the configured LLM (unless one is passed), wire the tools and the checkpointer.
 
@@ -113,4 +116,12 @@ async def open_deps(
             for tool in _index_tools(settings, tenant, llm, indexes):
                 registry[tool.name] = tool
         saver = checkpointer if checkpointer is not None else await open_checkpointer(stack, settings)
-        yield Deps(llm=llm, tools=registry, settings=settings, tenant=tenant, checkpointer=saver, backend=backend)
+        yield Deps(
+            llm=llm,
+            tools=registry,
+            settings=settings,
+            tenant=tenant,
+            checkpointer=saver,
+            backend=backend,
+            cache_partition=cache_partition,
+        )
