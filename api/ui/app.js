@@ -113,6 +113,11 @@ async function showRuns(cursor = null, append = false) {
         <button id="more" ${page.next_cursor ? "" : "hidden"}>Load more</button>
       </section>`;
     $("#f-apply").onclick = () => showRuns();
+    // a whole row opens its run (a delegated handler: the CSP forbids inline onclick attributes)
+    $("#runs-body").onclick = (ev) => {
+      const row = ev.target.closest(".run-row");
+      if (row && !ev.target.closest("a")) location.hash = `#/run/${encodeURIComponent(row.dataset.runId)}`;
+    };
   } else {
     $("#runs-body").insertAdjacentHTML("beforeend", rows);
   }
@@ -126,7 +131,7 @@ async function showRuns(cursor = null, append = false) {
 
 function runRow(r) {
   const dur = r.duration_s == null ? "running…" : fmtS(r.duration_s);
-  return `<tr class="run-row" data-testid="run-row" data-run-id="${esc(r.run_id)}" onclick="location.hash='#/run/${encodeURIComponent(r.run_id)}'">
+  return `<tr class="run-row" data-testid="run-row" data-run-id="${esc(r.run_id)}">
     <td><span class="badge s-${esc(r.status)}">${esc(r.status)}</span></td>
     <td class="q"><a href="#/run/${encodeURIComponent(r.run_id)}">${esc(r.question)}</a></td>
     <td>${esc(fmtTime(r.started_at))}</td><td>${dur}</td><td>${r.llm_calls}</td>

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -159,6 +160,7 @@ async def test_ui_sends_a_strict_content_security_policy(local: httpx.AsyncClien
         assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
     js = (await local.get("/ui/app.js")).text
     assert 'style="' not in js  # inline style attributes would be blocked by the policy
+    assert not re.search(r'\son[a-z]+="', js)  # and so would inline event handlers
 
 
 # --- /readyz ---------------------------------------------------------------------------------------------------
