@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -74,4 +75,29 @@ async def test_llm_cut_mid_answer_gives_an_error_event_within_2s_no_duplicates_a
         assert done["status"] == "ok", [m["event"] for m in msgs]
         text = "".join(json.loads(m["data"])["text"] for m in msgs if m["event"] == "token")
         assert text == ANSWER
+    await llm.aclose()
+
+
+async def test_client_disconnect_mid_answer_stops_the_backend_generation_within_1s(
+    api_settings: Settings, stub: StubLLM, proxy: FaultProxy
+) -> None:
+    stub.control(default=" ".join(["word"] * 2000), token_delay_s=0.005)
+    llm = OpenAICompatibleLLM(f"{proxy.url}/v1", model="stub", backoff_s=0.0, timeout_s=60)
+    app = real_app(api_settings, llm)
+    async with serve(app) as (url, _), httpx.AsyncClient(base_url=url, timeout=30) as c:
+        async with c.stream("POST", "/v1/chat", json={"message": "Talk at length."}) as resp:
+            async for kind, _ in _events(resp):
+                if kind == "token":
+                    break
+            run_id = resp.headers["x-run-id"]
+        left_at = time.time()
+        for _ in range(200):
+            answer = stub.log()[-1]
+            if "aborted" in answer:
+                break
+            await asyncio.sleep(0.01)
+        assert "aborted" in answer, "the LLM server kept generating for a client that left"
+        assert answer["aborted"] - left_at < 1.0
+        run = (await c.get(f"/v1/runs/{run_id}")).json()
+        assert run["status"] == "cancelled"
     await llm.aclose()

@@ -12,7 +12,8 @@ Endpoints:
   any earlier prompt, like a prefix (KV) cache.
 - ``POST /control``: ``{"rules": [...], "default": str, "faults": [...], "token_delay_s": float,
   "reset": bool}``; each key given replaces the current value; ``reset`` empties the cache and the log.
-- ``GET /control/log``: one record per completion request (messages, prompt/cached tokens, fault applied).
+- ``GET /control/log``: one record per completion request (messages, prompt/cached tokens, fault applied, and
+  ``aborted``: when the client went away mid-response, if it did).
 
 A match is ``{}`` (every request), ``{"schema_property": name}`` (the JSON schema asked for has that
 property), ``{"no_schema": true}`` or ``{"contains": text}`` (in any message). A fault is
@@ -132,13 +133,33 @@ async def _send(writer: asyncio.StreamWriter, status: int, body: bytes, ctype: s
     await writer.drain()
 
 
-async def _complete(stub: Stub, body: dict[str, Any], writer: asyncio.StreamWriter) -> bool:
+async def _complete(
+    stub: Stub, body: dict[str, Any], reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+) -> bool:
     """Answer one completion request; False when the connection must close."""
     fault = stub.fault(body)
     reply = stub.reply(body)
     pieces = tokens(reply)
     usage = stub.usage(body, len(pieces))
-    stub.log.append({"messages": body.get("messages"), "usage": usage, "fault": fault, "ts": time.time()})
+    record: dict[str, Any] = {"messages": body.get("messages"), "usage": usage, "fault": fault, "ts": time.time()}
+    stub.log.append(record)
+    try:
+        return await _respond(stub, body, fault, reply, pieces, usage, reader, writer)
+    except ConnectionError:
+        record["aborted"] = time.time()  # the client went away mid-response: generation stops here
+        raise
+
+
+async def _respond(
+    stub: Stub,
+    body: dict[str, Any],
+    fault: dict[str, Any] | None,
+    reply: str,
+    pieces: list[str],
+    usage: dict[str, Any],
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+) -> bool:
     if fault and fault["mode"] == "status":
         await _send(writer, int(fault.get("status", 503)), json.dumps({"error": {"message": "stub fault"}}).encode())
         return True
@@ -158,7 +179,7 @@ async def _complete(stub: Stub, body: dict[str, Any], writer: asyncio.StreamWrit
     limit = int(fault.get("after_tokens", 0)) if fault else None
     for i, piece in enumerate(pieces):
         if limit is not None and i == limit:
-            return await _misbehave(fault or {}, writer)
+            return await _misbehave(fault or {}, reader, writer)
         delta = {"content": piece} if i else {"role": "assistant", "content": piece}
         chunk = {"id": "stub", "object": "chat.completion.chunk", "created": created, "model": MODEL}
         writer.write(_sse({**chunk, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}))
@@ -166,7 +187,7 @@ async def _complete(stub: Stub, body: dict[str, Any], writer: asyncio.StreamWrit
         if stub.token_delay_s:
             await asyncio.sleep(stub.token_delay_s)
     if limit is not None:
-        return await _misbehave(fault or {}, writer)
+        return await _misbehave(fault or {}, reader, writer)
     end = {"id": "stub", "object": "chat.completion.chunk", "created": created, "model": MODEL}
     writer.write(_sse({**end, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}))
     if (body.get("stream_options") or {}).get("include_usage"):
@@ -176,14 +197,16 @@ async def _complete(stub: Stub, body: dict[str, Any], writer: asyncio.StreamWrit
     return True
 
 
-async def _misbehave(fault: dict[str, Any], writer: asyncio.StreamWriter) -> bool:
+async def _misbehave(fault: dict[str, Any], reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
     mode = fault.get("mode")
     if mode == "garbage":
         writer.write(_chunk(b"data: {not json\n\n") + b"0\r\n\r\n")
         await writer.drain()
         return True
-    if mode == "stall":
-        await asyncio.Event().wait()  # until the client goes away and the handler is cancelled
+    if mode == "stall":  # send nothing more until the client goes away
+        while await reader.read(65536):
+            pass
+        raise ConnectionResetError("client closed a stalled response")
     writer.transport.abort()  # "cut": no terminating chunk, the body is incomplete
     return False
 
@@ -211,7 +234,7 @@ async def handle(stub: Stub, reader: asyncio.StreamReader, writer: asyncio.Strea
             if method == "GET" and path == "/v1/models":
                 await _send(writer, 200, json.dumps({"object": "list", "data": [{"id": MODEL}]}).encode())
             elif method == "POST" and path == "/v1/chat/completions":
-                if not await _complete(stub, body, writer):
+                if not await _complete(stub, body, reader, writer):
                     return
             elif method == "POST" and path == "/control":
                 stub.control(body)
