@@ -11,7 +11,9 @@ Endpoints:
   punctuation of the rendered messages) and reports as ``cached_tokens`` the longest prefix shared with
   any earlier prompt, like a prefix (KV) cache.
 - ``POST /control``: ``{"rules": [...], "default": str, "faults": [...], "token_delay_s": float,
-  "reset": bool}``; each key given replaces the current value; ``reset`` empties the cache and the log.
+  "stamp": bool, "reset": bool}``; each key given replaces the current value; ``reset`` empties the cache and
+  the log; ``stamp`` replaces each streamed token of a reply without JSON schema by
+  `` T<microseconds since the epoch>`` at the moment it is sent (for overhead measurements).
 - ``GET /control/log``: one record per completion request (messages, prompt/cached tokens, fault applied, and
   ``aborted``: when the client went away mid-response, if it did).
 
@@ -66,6 +68,7 @@ class Stub:
         self.default = "Hello from the stub."
         self.faults: list[dict[str, Any]] = []
         self.token_delay_s = 0.0
+        self.stamp = False
         self.cache: list[list[str]] = []
         self.log: list[dict[str, Any]] = []
 
@@ -74,7 +77,7 @@ class Stub:
         if body.get("reset"):
             self.cache.clear()
             self.log.clear()
-        for key in ("rules", "default", "faults", "token_delay_s"):
+        for key in ("rules", "default", "faults", "token_delay_s", "stamp"):
             if key in body:
                 setattr(self, key, body[key])
 
@@ -177,9 +180,12 @@ async def _respond(
         return True
     writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n")
     limit = int(fault.get("after_tokens", 0)) if fault else None
+    stamp = stub.stamp and Stub.matches({"no_schema": True}, body)  # schema outputs must stay valid JSON
     for i, piece in enumerate(pieces):
         if limit is not None and i == limit:
             return await _misbehave(fault or {}, reader, writer)
+        if stamp:  # the piece says when it left: a client can measure what lies between
+            piece = f" T{time.time_ns() // 1000}"
         delta = {"content": piece} if i else {"role": "assistant", "content": piece}
         chunk = {"id": "stub", "object": "chat.completion.chunk", "created": created, "model": MODEL}
         writer.write(_sse({**chunk, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}))
