@@ -14,8 +14,8 @@ Endpoints:
   "stamp": bool, "reset": bool}``; each key given replaces the current value; ``reset`` empties the cache and
   the log; ``stamp`` replaces each streamed token of a reply without JSON schema by
   `` T<microseconds since the epoch>`` at the moment it is sent (for overhead measurements).
-- ``GET /control/log``: one record per completion request (messages, prompt/cached tokens, fault applied, and
-  ``aborted``: when the client went away mid-response, if it did).
+- ``GET /control/log``: one record per completion request (messages, ``schema``: whether a JSON schema was asked
+  for, usage, fault applied, and ``aborted``: when the client went away mid-response, if it did).
 
 A match is ``{}`` (every request), ``{"schema_property": name}`` (the JSON schema asked for has that
 property), ``{"no_schema": true}`` or ``{"contains": text}`` (in any message). A fault is
@@ -144,7 +144,13 @@ async def _complete(
     reply = stub.reply(body)
     pieces = tokens(reply)
     usage = stub.usage(body, len(pieces))
-    record: dict[str, Any] = {"messages": body.get("messages"), "usage": usage, "fault": fault, "ts": time.time()}
+    record: dict[str, Any] = {
+        "messages": body.get("messages"),
+        "schema": not Stub.matches({"no_schema": True}, body),
+        "usage": usage,
+        "fault": fault,
+        "ts": time.time(),
+    }
     stub.log.append(record)
     try:
         return await _respond(stub, body, fault, reply, pieces, usage, reader, writer)
