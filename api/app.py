@@ -11,7 +11,7 @@ from fastapi import FastAPI
 
 from api.deps import DepsFactory
 from api.errors import install_error_handlers
-from api.guard import WILDCARD_BINDS, BrowserGuard, allowed_hosts
+from api.guard import BrowserGuard, allowed_hosts
 from api.jobs import JobStore
 from api.limits import BodySizeLimit
 from api.metrics import Metrics, RequestMetrics
@@ -65,8 +65,8 @@ def create_app(settings: Settings, *, deps_factory: DepsFactory | None = None) -
     app.add_middleware(RequestMetrics, metrics=metrics)
     cfg = settings.api
     hosts = allowed_hosts(cfg.host, cfg.allowed_hosts)
-    if keyring.enabled and cfg.host in WILDCARD_BINDS and not cfg.allowed_hosts:
-        hosts = None  # a keyed server on every interface: its keys guard it, whatever name reaches it
+    if keyring.enabled and not cfg.allowed_hosts:
+        hosts = None  # with keys a rebound page has no key to send: the Host check is opt-in (allowed_hosts)
     app.add_middleware(BrowserGuard, hosts=hosts, check_origin=not keyring.enabled, origins=cfg.allowed_origins)
     return app
 

@@ -2,10 +2,10 @@
 
 Without keys a local Waypoint trusts whoever can reach it, which a web page in the user's browser can:
 by DNS rebinding (a hostile name that resolves to 127.0.0.1: the request carries that name in
-``Host``) or by a cross-site form post (it carries the page's ``Origin``). So requests whose ``Host``
-is not a loopback name, the bind host or a configured name get 421, and in keyless mode a
-state-changing request from a foreign ``Origin`` gets 403. Requests without ``Origin`` (curl, SDKs)
-are not browsers' cross-site requests and pass.
+``Host``) or by a cross-site form post (it carries the page's ``Origin``). So in keyless mode requests whose
+``Host`` is not a loopback name, the bind host or a configured name get 421 (with keys, only when names
+are configured), and a state-changing request from a foreign ``Origin`` gets 403. Requests without
+``Origin`` (curl, SDKs) are not browsers' cross-site requests and pass.
 """
 
 from __future__ import annotations

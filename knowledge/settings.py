@@ -253,7 +253,7 @@ class APIConfig(BaseModel):
     """How often a replay stream following a live run looks for new events."""
     allowed_hosts: list[str] = Field(default_factory=list)
     """``Host`` names accepted besides loopback names and the bind host (DNS-rebinding guard); ``["*"]``: any.
-    With API keys and a wildcard bind (0.0.0.0, ::) and this list empty, any host is accepted."""
+    Without API keys the check always runs; with keys only when this list is set (a rebound page has no key)."""
     allowed_origins: list[str] = Field(default_factory=list)
     """Origins (``scheme://host[:port]``) besides the server's own that may send writes when no API keys are set."""
     cache_partition_secret: SecretStr | None = None

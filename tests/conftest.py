@@ -19,7 +19,7 @@ TEST_MODEL = "qwen2.5-0.5b"
 """The real embedded model most integration tests use: the small one, for speed."""
 DEFAULT_MODEL = LocalLLMConfig().model
 """The embedded model ``make run`` serves (1.5B): the agent's end-to-end test answers with it."""
-TEST_HOSTS = ("test", "t")
+TEST_HOSTS = ("test", "t", "testserver")
 """Host names the in-process (ASGI) test clients use: the Host allow-list must accept them."""
 
 

@@ -144,13 +144,17 @@ async def test_a_cross_site_upload_is_refused_without_keys(
     assert (await local.get("/v1/documents", headers={"Origin": "https://evil.example"})).status_code == 200
 
 
-async def test_with_keys_the_origin_is_not_checked(api_settings: Settings, run_fn: ScriptedRun, tmp_path: Path) -> None:
+async def test_with_keys_neither_origin_nor_host_is_checked_unless_hosts_are_set(
+    api_settings: Settings, run_fn: ScriptedRun, tmp_path: Path
+) -> None:
     keys = tmp_path / "keys.json"
     keys.write_text(json.dumps({"k1": "a"}))
-    app = app_with(api_settings, run_fn, api_keys_file=keys)
+    app = app_with(api_settings, run_fn, api_keys_file=keys, allowed_hosts=[])
     async with serve(app) as (url, _), httpx.AsyncClient(base_url=url) as c:
         headers = {"Origin": "https://tool.example", "Authorization": "Bearer k1"}
         assert (await c.post("/v1/chat", json={"message": "q"}, headers=headers)).status_code == 200
+        named = {"Host": "waypoint.example.com", "Authorization": "Bearer k1"}  # behind a proxy, no list set
+        assert (await c.get("/v1/documents", headers=named)).status_code == 200
 
 
 async def test_ui_sends_a_strict_content_security_policy(local: httpx.AsyncClient) -> None:
@@ -233,3 +237,14 @@ async def test_readyz_with_keys_hides_details_from_callers_without_a_key(
         assert anon.status_code == 200 and anon.json() == {"status": "ok"}
         keyed = await c.get("/readyz", headers={"Authorization": "Bearer k1"})
         assert keyed.json()["checks"] == {"llm": True} and keyed.json()["model"] == "secret-model"
+
+
+async def test_with_keys_and_allowed_hosts_the_host_is_checked(
+    api_settings: Settings, run_fn: ScriptedRun, tmp_path: Path
+) -> None:
+    keys = tmp_path / "keys.json"
+    keys.write_text(json.dumps({"k1": "a"}))
+    app = app_with(api_settings, run_fn, api_keys_file=keys, allowed_hosts=["waypoint.example.com"])
+    async with serve(app) as (url, _), httpx.AsyncClient(base_url=url, headers={"Authorization": "Bearer k1"}) as c:
+        assert (await c.get("/v1/documents", headers={"Host": "waypoint.example.com"})).status_code == 200
+        assert (await c.get("/v1/documents", headers={"Host": "evil.example"})).status_code == 421
