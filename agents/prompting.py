@@ -27,6 +27,26 @@ _VOLATILE = re.compile(
 )
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+"""Control, line-separator, zero-width and bidi-override characters: nothing a title needs, all useful to fake
+layout."""
+TITLE_MAX_CHARS = 120
+"""Longest document title shown in a prompt."""
+
+
+def one_line(text: str, *, max_chars: int | None = None) -> str:
+    """``text`` as one clean line: control and layout characters become spaces, whitespace collapses, capped."""
+    line = " ".join(_CONTROL.sub(" ", text).split())
+    if max_chars is not None and len(line) > max_chars:
+        line = line[: max_chars - 1].rstrip() + "…"
+    return line
+
+
+def clean_title(title: str) -> str:
+    """A document title fit for a prompt: one line, no control characters, at most ``TITLE_MAX_CHARS``."""
+    return one_line(title, max_chars=TITLE_MAX_CHARS)
+
+
 class UnstablePrefixError(ValueError):
     """The shared prefix contains something that changes between calls (a timestamp or uuid)."""
 
@@ -45,16 +65,21 @@ class Block:
 class PromptBuilder:
     """Renders (shared prefix, growing context, instruction) into chat messages."""
 
-    def __init__(self, system_prefix: str) -> None:
+    def __init__(self, system_prefix: str, *, partition: str = "") -> None:
         if match := _VOLATILE.search(system_prefix):
             raise UnstablePrefixError(
                 f"system prefix holds a volatile value {match.group(0)!r}; it would defeat prefix caching"
             )
         self.system_prefix = system_prefix
+        self.partition = one_line(partition)
+        """A per-tenant secret tag put right after the shared prefix ('' for none): the prefix cache then
+        reuses the shared prefix across tenants but nothing after it, so a tenant cannot learn from cached
+        tokens or time to first token what another one asked."""
 
     def build(self, context: Sequence[Block], instruction: str) -> list[Message]:
-        """System prefix, then the context blocks in the given order, then the instruction."""
-        parts = [block.render() for block in context]
+        """System prefix, [partition tag], then the context blocks in the given order, then the instruction."""
+        parts = [f"[cache partition {self.partition}]"] if self.partition else []
+        parts.extend(block.render() for block in context)
         parts.append(f"## Task\n{instruction.strip()}\n")
         return [
             {"role": "system", "content": self.system_prefix},

@@ -12,6 +12,7 @@ from fastapi import FastAPI
 
 from api.deps import DepsFactory
 from api.errors import install_error_handlers
+from api.guard import BrowserGuard, allowed_hosts
 from api.lease import keep_lease, renew
 from api.limits import BodySizeLimit
 from api.metrics import Metrics, RequestMetrics
@@ -72,6 +73,7 @@ def create_app(settings: Settings, *, deps_factory: DepsFactory | None = None) -
                     await asyncio.gather(lease, return_exceptions=True)
                 state.streams.drain()
                 await _cancel_jobs(state)
+                await state.ready.aclose()
         finally:
             if queue is not None:
                 await queue.close()
@@ -90,6 +92,11 @@ def create_app(settings: Settings, *, deps_factory: DepsFactory | None = None) -
     install_error_handlers(app)
     app.add_middleware(BodySizeLimit, max_body=settings.api.max_request_bytes, max_upload=settings.api.max_upload_bytes)
     app.add_middleware(RequestMetrics, metrics=metrics)
+    cfg = settings.api
+    hosts = allowed_hosts(cfg.host, cfg.allowed_hosts)
+    if keyring.enabled and not cfg.allowed_hosts:
+        hosts = None  # with keys a rebound page has no key to send: the Host check is opt-in (allowed_hosts)
+    app.add_middleware(BrowserGuard, hosts=hosts, check_origin=not keyring.enabled, origins=cfg.allowed_origins)
     return app
 
 

@@ -96,7 +96,7 @@ async def _kind_error(request: Request, exc: Exception) -> JSONResponse:
 
 async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return JSONResponse(error_body("internal_error", f"{type(exc).__name__}: internal error"), status_code=500)
+    return JSONResponse(error_body("internal_error", "internal error; the server log has the details"), status_code=500)
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -74,7 +74,8 @@ async def _pump(events: AsyncIterator[Envelope], recorder: RunRecorder, queue: a
             queue.put_nowait(envelope)
     except Exception as exc:
         log.exception("run %s failed outside the agent's own error handling", recorder.run_id)
-        for envelope in recorder.close_out(str(exc), error_type=type(exc).__name__, status="error"):
+        ending = recorder.close_out("internal error in the run", error_type=type(exc).__name__, status="error")
+        for envelope in ending:
             queue.put_nowait(envelope)
     finally:
         aclose = getattr(events, "aclose", None)

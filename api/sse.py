@@ -7,6 +7,7 @@ One SSE message per envelope: ``id:`` is the per-run sequence number, ``event:``
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from graphs.events import Envelope
@@ -40,11 +41,18 @@ def encode_data(data: str, *, event: str | None = None) -> bytes:
     return (head + lines + "\n").encode()
 
 
+MAX_SEQ = 2**63 - 1
+"""The largest event sequence number (what the stores' 64-bit integers hold)."""
+
+
 def parse_last_event_id(value: str | None) -> int:
-    """The sequence number in a ``Last-Event-ID`` header; -1 when absent; ValueError when not a number."""
+    """The sequence number in a ``Last-Event-ID`` header; -1 when absent; ValueError when not one."""
     if value is None or not value.strip():
         return -1
-    seq = int(value.strip())
-    if seq < -1:
-        raise ValueError(f"Last-Event-ID must be >= -1, got {value!r}")
+    text = value.strip()
+    if not re.fullmatch(r"-?[0-9]{1,19}", text):
+        raise ValueError("Last-Event-ID must be an event sequence number")
+    seq = int(text)
+    if not -1 <= seq <= MAX_SEQ:
+        raise ValueError(f"Last-Event-ID must be between -1 and {MAX_SEQ}")
     return seq

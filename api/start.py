@@ -52,6 +52,17 @@ def check_tools(state: AppState, tools: list[str] | None) -> list[str] | None:
     return tools
 
 
+def check_resume(options: dict[str, Any], thread_id: str | None) -> None:
+    """A 422 when ``options.resume`` is not a boolean, or asks to resume without naming a thread."""
+    resume = options.get("resume", False)
+    if not isinstance(resume, bool):
+        raise APIError(422, "invalid_request", "options.resume must be true or false")
+    if resume and thread_id is None:
+        raise APIError(
+            422, "invalid_request", "options.resume needs the thread_id of the thread whose interrupted run to resume"
+        )
+
+
 def start_run(
     state: AppState,
     *,
@@ -64,6 +75,7 @@ def start_run(
     """Validate, register the run in the trace store and return its (not yet started) event stream."""
     question = check_message(state, message)
     tools = check_tools(state, tools)
+    check_resume(options or {}, thread_id)
     if thread_id is None:
         thread_id = f"th_{uuid.uuid4().hex}"
     elif not state.store.thread_exists(thread_id, tenant=tenant):

@@ -13,6 +13,7 @@ from api.deps import AppDeps
 from api.job_store import JobRecords
 from api.live import OpenStreams
 from api.metrics import Metrics
+from api.ready import ReadyProbes
 from api.tenants import KeyRing
 from graphs.tracing.run_store import RunStore
 from knowledge.owners import Owner
@@ -33,6 +34,8 @@ class AppState:
     metrics: Metrics
     keyring: KeyRing
     streams: OpenStreams = field(default_factory=OpenStreams)
+    ready: ReadyProbes = field(default_factory=ReadyProbes)
+    """``/readyz`` check state: one check per backend in flight, results cached briefly."""
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
     """Background ingest jobs still running."""
     owner: Owner = field(default_factory=Owner.this_process)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import re
+import secrets
 from pathlib import Path
 
 from fastapi import Request
@@ -61,6 +63,27 @@ class KeyRing:
             if hmac.compare_digest(digest, wanted):
                 return tenant
         return None
+
+
+def partition_secret(configured: str | None, key_file: Path) -> bytes:
+    """The configured secret, else the one in ``key_file`` (made on first use, readable by the owner only)."""
+    if configured:
+        return configured.encode("utf-8")
+    try:
+        return bytes.fromhex(key_file.read_text(encoding="ascii").strip())
+    except FileNotFoundError:
+        pass
+    secret = secrets.token_bytes(32)
+    key_file.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as out:
+        out.write(secret.hex() + "\n")
+    return secret
+
+
+def partition_tag(secret: bytes, tenant: str) -> str:
+    """The tenant's prefix-cache partition tag: unguessable without the secret, stable for the tenant."""
+    return hmac.new(secret, tenant.encode("utf-8"), hashlib.sha256).hexdigest()[:24]
 
 
 def _digest(key: str) -> str:

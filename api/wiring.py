@@ -15,6 +15,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from api.deps import AppDeps, DocumentInfo, IngestResult, RunSpec
+from api.tenants import partition_secret, partition_tag
 from graphs.events import Envelope
 from graphs.public import LLMBackend
 from graphs.runner import stream_run
@@ -25,9 +26,13 @@ from knowledge.settings import Settings
 log = logging.getLogger(__name__)
 
 
-async def run_agent(services: Services, spec: RunSpec) -> AsyncIterator[Envelope]:
-    """Run the agent for one request on its tenant's Deps (the API's ``RunFn``)."""
-    deps = services.deps_for(spec.tenant or services.settings.default_tenant)
+async def run_agent(services: Services, spec: RunSpec, *, secret: bytes = b"") -> AsyncIterator[Envelope]:
+    """Run the agent for one request on its tenant's Deps (the API's ``RunFn``).
+
+    ``secret``: behind each tenant's prefix-cache partition tag (``api.tenants.partition_tag``); empty: none.
+    """
+    tenant = spec.tenant or services.settings.default_tenant
+    deps = services.deps_for(tenant, cache_partition=partition_tag(secret, tenant) if secret else "")
     async for envelope in stream_run(deps, spec):
         yield envelope
 
@@ -84,13 +89,17 @@ class IngestorDocuments:
 async def open_app_deps(settings: Settings, *, llm: LLMBackend | None = None) -> AsyncIterator[AppDeps]:
     """Open every service (``open_services``), adapt them to ``AppDeps``; close them all at the end."""
     async with open_services(settings, llm=llm) as services:
+        configured = settings.api.cache_partition_secret
+        secret = partition_secret(
+            configured.get_secret_value() if configured else None, settings.path("cache_partition.key")
+        )
 
         async def store_ready() -> bool:
             await asyncio.to_thread(services.vectors.count, settings.default_tenant)
             return True
 
         async def run(spec: RunSpec) -> AsyncIterator[Envelope]:
-            async for envelope in run_agent(services, spec):
+            async for envelope in run_agent(services, spec, secret=secret):
                 yield envelope
 
         yield AppDeps(

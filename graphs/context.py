@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.prompting import Block
+from agents.prompting import Block, clean_title, one_line
 from graphs.state import AgentState, EvidenceRecord, SubQuestion
 
 
@@ -13,11 +13,12 @@ def shown_statuses(keep_dropped: bool) -> tuple[str, ...]:
 
 
 def passage(record: EvidenceRecord, max_words: int) -> str:
-    """``[E1] Title: text`` with the text cut to ``max_words`` words."""
+    """``[E1] Title: text`` on one line, the text cut to ``max_words`` words, the title cleaned (no newlines or
+    control characters, capped): a document cannot start a line of its own, so cannot fake a prompt block."""
     item = record["item"]
-    words = str(item.get("text", "")).split()
+    words = one_line(str(item.get("text", ""))).split()
     text = " ".join(words[:max_words]) + (" ..." if len(words) > max_words else "")
-    title = str(item.get("title", "")).strip()
+    title = clean_title(str(item.get("title", "")))
     return f"[{record['label']}] {title}: {text}" if title else f"[{record['label']}] {text}"
 
 

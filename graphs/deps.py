@@ -37,3 +37,5 @@ class Deps:
     """What serves the LLM: ``llama.cpp-embedded``, ``openai-compatible``, or empty when passed in."""
     extras: dict[str, Any] = field(default_factory=dict)
     """Anything else an adapter wants to keep alive for the run's lifetime."""
+    cache_partition: str = ""
+    """Secret per-tenant tag after the shared prompt prefix ('' for none): isolates tenants in the prefix cache."""

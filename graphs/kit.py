@@ -42,4 +42,4 @@ def make_kit(deps: Deps, *, planning: bool = True, tools: Collection[str] | None
     """
     names = deps.tools.keys() if tools is None else tools
     described = {n: deps.tools[n].description for n in names if n in deps.tools}
-    return Kit(deps=deps, builder=builder_for(described, planning=planning))
+    return Kit(deps=deps, builder=builder_for(described, planning=planning, partition=deps.cache_partition))

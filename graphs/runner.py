@@ -116,6 +116,16 @@ async def stream_run(deps: Deps, request: RunRequest) -> AsyncIterator[Envelope]
         }
         inp: AgentState | None = initial_state(request.question, allowed, started)
         if request.options.get("resume") and deps.checkpointer is not None:
+            snapshot = await graph.aget_state(config)
+            if not snapshot.next:  # a new thread, or one whose last run ended: there is nothing to resume
+                emit(
+                    RunError(
+                        message=f"thread {thread_id!r} has no interrupted run to resume",
+                        error_type="NothingToResume",
+                        recoverable=False,
+                    )
+                )
+                return Done(status="error")
             await graph.aupdate_state(config, {"started_at": started})
             inp = None
         final: AgentState = {}

@@ -78,8 +78,11 @@ class Services:
         """The names of the tools a run may use, from the registry itself."""
         return list(self.tools_for(self.settings.default_tenant))
 
-    def deps_for(self, tenant: str) -> Deps:
-        """The agent's dependencies for ``tenant`` (built on first use, then kept)."""
+    def deps_for(self, tenant: str, *, cache_partition: str = "") -> Deps:
+        """The agent's dependencies for ``tenant`` (built on first use, then kept).
+
+        ``cache_partition``: the tenant's secret prefix-cache tag (``Deps.cache_partition``), stable per tenant.
+        """
         deps = self._deps.get(tenant)
         if deps is None:
             deps = Deps(
@@ -89,6 +92,7 @@ class Services:
                 tenant=tenant,
                 checkpointer=self.state.checkpointer,
                 backend=self.backend,
+                cache_partition=cache_partition,
             )
             self._deps[tenant] = deps
         return deps

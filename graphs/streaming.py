@@ -4,11 +4,33 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+from agents.llm.errors import LLMError, LLMOutputError, LLMRequestError, LLMTimeoutError, LLMUnavailableError
 from graphs.events import Done, Envelope, RunError, run_event_adapter
+
+log = logging.getLogger(__name__)
+
+_PUBLIC = {
+    LLMUnavailableError: "the language model backend is unavailable or dropped the connection",
+    LLMTimeoutError: "the language model backend timed out",
+    LLMRequestError: "the language model backend refused the request",
+    LLMOutputError: "the language model's output was not valid",
+}
+"""What a client is told about a run failure, by kind: stable text; the details (addresses, backend messages,
+tracebacks) go to the log only."""
+
+
+def public_message(exc: BaseException) -> str:
+    """A stable, detail-free message for a run failure."""
+    for kind, message in _PUBLIC.items():
+        if isinstance(exc, kind):
+            return message
+    return "the language model backend failed" if isinstance(exc, LLMError) else "internal error in the agent"
+
 
 Emit = Callable[[Any], None]
 Producer = Callable[[Emit], Awaitable[Done]]
@@ -37,7 +59,8 @@ async def drive(run_id: str, producer: Producer, *, limit_s: float) -> AsyncIter
             )
             done = Done(status="budget")
         except Exception as exc:  # a run failure is reported, never raised to the consumer
-            queue.put_nowait(RunError(message=str(exc) or repr(exc), error_type=type(exc).__name__, recoverable=False))
+            log.warning("run %s failed: %r", run_id, exc, exc_info=not isinstance(exc, LLMError))
+            queue.put_nowait(RunError(message=public_message(exc), error_type=type(exc).__name__, recoverable=False))
             done = Done(status="error")
         queue.put_nowait(done)
         queue.put_nowait(_END)

@@ -262,6 +262,18 @@ class APIConfig(BaseModel):
     """A process silent for this long is dead: another one marks its running runs ``interrupted``."""
     cancel_poll_s: float = 0.5
     """How often this process looks for cancel requests of its runs (made on any replica)."""
+    allowed_hosts: list[str] = Field(default_factory=list)
+    """``Host`` names accepted besides loopback names and the bind host (DNS-rebinding guard); ``["*"]``: any.
+    Without API keys the check always runs; with keys only when this list is set (a rebound page has no key)."""
+    allowed_origins: list[str] = Field(default_factory=list)
+    """Origins (``scheme://host[:port]``) besides the server's own that may send writes when no API keys are set."""
+    cache_partition_secret: SecretStr | None = None
+    """Secret behind each tenant's prefix-cache partition tag; unset: a random one kept in the data dir
+    (``cache_partition.key``). Replicas that share an LLM server should share it."""
+    ready_timeout_s: float = 5.0
+    """``/readyz``: how long one backend check may take before it counts as down."""
+    ready_cache_s: float = 2.0
+    """``/readyz``: how long a check's result is reused (probes never pile up checks on a busy backend)."""
 
 
 class TracesConfig(BaseModel):

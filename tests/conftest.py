@@ -11,7 +11,7 @@ from pg_fixtures import fresh_pg_url, pg_database, pg_url  # noqa: F401  (Postgr
 
 from agents.llm.embedded import EmbeddedLlamaServer
 from agents.llm.openai_compat import OpenAICompatibleLLM
-from knowledge.settings import LocalLLMConfig, Settings
+from knowledge.settings import APIConfig, LocalLLMConfig, Settings
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS_DIR = REPO / ".waypoint" / "models"
@@ -20,6 +20,8 @@ TEST_MODEL = "qwen2.5-0.5b"
 """The real embedded model most integration tests use: the small one, for speed."""
 DEFAULT_MODEL = LocalLLMConfig().model
 """The embedded model ``make run`` serves (1.5B): the agent's end-to-end test answers with it."""
+TEST_HOSTS = ("test", "t", "testserver")
+"""Host names the in-process (ASGI) test clients use: the Host allow-list must accept them."""
 
 
 INTEGRATION_FIXTURES = frozenset(
@@ -61,7 +63,11 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     """Settings with a fresh data dir per test and the small local model."""
-    return Settings(data_dir=tmp_path / "data", local=LocalLLMConfig(model=TEST_MODEL, n_ctx=8192))
+    return Settings(
+        data_dir=tmp_path / "data",
+        local=LocalLLMConfig(model=TEST_MODEL, n_ctx=8192),
+        api=APIConfig(allowed_hosts=list(TEST_HOSTS)),
+    )
 
 
 def _serve(model: str, n_parallel: int) -> Iterator[EmbeddedLlamaServer]:

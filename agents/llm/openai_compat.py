@@ -93,11 +93,17 @@ class OpenAICompatibleLLM:
     async def stream(
         self, messages: Sequence[Message], *, options: CallOptions | None = None
     ) -> AsyncIterator[StreamEvent]:
-        """Stream text deltas, then one ``StreamDone`` with the usage record."""
+        """Stream text deltas, then one ``StreamDone`` with the usage record.
+
+        Failures before the first token (connect errors, 5xx, a connection dropped early) are retried
+        with backoff; once a token was yielded the request is never retried (its tokens would repeat):
+        the failure is raised as a typed ``LLMError`` instead. Transport errors never leak as httpx ones.
+        """
         opts = options or CallOptions()
         body = self._body(messages, opts)
         started = time.perf_counter()
         attempt = 0
+        progress = _Progress()
         while True:
             try:
                 async with self._client.stream("POST", "/chat/completions", json=body) as response:
@@ -110,21 +116,32 @@ class OpenAICompatibleLLM:
                         detail = (await response.aread()).decode("utf-8", "replace")[:500]
                         err = LLMUnavailableError if response.status_code >= 500 else LLMRequestError
                         raise err(f"LLM server {self.base_url!r} answered {response.status_code}: {detail}")
-                    async for event in self._parse(response, started, tuple(messages)):
+                    async for event in self._parse(response, started, tuple(messages), progress):
                         yield event
                     return
-            except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError) as exc:
+            except httpx.TimeoutException as exc:
+                if isinstance(exc, httpx.ConnectTimeout) and attempt < self._max_retries:
+                    attempt += 1
+                    await asyncio.sleep(self._backoff_s * 2 ** (attempt - 1))
+                    continue
+                raise LLMTimeoutError(f"LLM server {self.base_url!r} timed out: {exc!r}") from exc
+            except httpx.TransportError as exc:
+                if progress.tokens:
+                    raise LLMUnavailableError(
+                        f"LLM server {self.base_url!r} dropped the connection after {progress.tokens} streamed"
+                        f" pieces (not retried: they would repeat): {exc!r}"
+                    ) from exc
                 if attempt >= self._max_retries:
                     raise LLMUnavailableError(
                         f"LLM server {self.base_url!r} unreachable after {attempt + 1} tries: {exc!r}"
                     ) from exc
                 attempt += 1
                 await asyncio.sleep(self._backoff_s * 2 ** (attempt - 1))
-            except httpx.TimeoutException as exc:
-                raise LLMTimeoutError(f"LLM server {self.base_url!r} timed out: {exc!r}") from exc
+            except httpx.HTTPError as exc:  # decoding and other protocol-level failures: not worth a retry
+                raise LLMUnavailableError(f"LLM server {self.base_url!r} sent an unusable response: {exc!r}") from exc
 
     async def _parse(
-        self, response: httpx.Response, started: float, messages: tuple[Message, ...]
+        self, response: httpx.Response, started: float, messages: tuple[Message, ...], progress: _Progress
     ) -> AsyncIterator[StreamEvent]:
         text_parts: list[str] = []
         all_logprobs: list[TokenLogprob] = []
@@ -132,11 +149,13 @@ class OpenAICompatibleLLM:
         finish: str | None = None
         model = self.model_name
         ttft: float | None = None
+        ended = False
         async for line in response.aiter_lines():
             if not line.startswith("data:"):
                 continue
             payload = line[5:].strip()
             if payload == "[DONE]":
+                ended = True
                 break
             try:
                 chunk = json.loads(payload)
@@ -156,7 +175,12 @@ class OpenAICompatibleLLM:
                     if ttft is None:
                         ttft = time.perf_counter() - started
                     text_parts.append(delta)
+                    progress.tokens += 1
                     yield TextDelta(text=delta, logprobs=logprobs)
+        if not ended and finish is None:
+            raise LLMUnavailableError(
+                f"LLM server {self.base_url!r} ended the stream early, after {progress.tokens} pieces"
+            )
         details = usage.get("prompt_tokens_details") or {}
         record = Usage(
             prompt_tokens=int(usage.get("prompt_tokens") or 0),
@@ -182,6 +206,13 @@ class OpenAICompatibleLLM:
             if isinstance(event, StreamDone):
                 return event.completion
         raise LLMUnavailableError(f"LLM server {self.base_url!r} closed the stream without finishing")
+
+
+class _Progress:
+    """How far one call's stream got: once a token went out, the call must not be retried."""
+
+    def __init__(self) -> None:
+        self.tokens = 0
 
 
 def _logprobs(raw: Any) -> tuple[TokenLogprob, ...]:

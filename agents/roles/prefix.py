@@ -20,6 +20,6 @@ def system_prefix(tool_descriptions: Mapping[str, str], *, planning: bool = True
     return render("system", planning=patterns, tools="\n".join(lines) or "- (none)")
 
 
-def builder_for(tool_descriptions: Mapping[str, str], *, planning: bool = True) -> PromptBuilder:
-    """A prompt builder over the shared prefix."""
-    return PromptBuilder(system_prefix(tool_descriptions, planning=planning))
+def builder_for(tool_descriptions: Mapping[str, str], *, planning: bool = True, partition: str = "") -> PromptBuilder:
+    """A prompt builder over the shared prefix; ``partition`` isolates one tenant's prefix cache after it."""
+    return PromptBuilder(system_prefix(tool_descriptions, planning=planning), partition=partition)

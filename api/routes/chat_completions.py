@@ -1,7 +1,12 @@
 """``POST /v1/chat/completions``: the agent behind the OpenAI chat-completions API (``model: waypoint-agent``).
 
-The last user message is the question; the answer is the assistant message. Citations, run id,
-thread id and run status travel in an extra ``waypoint`` field (on the last chunk when streaming).
+The last user message is the question; the run's final ``answer`` event is the assistant message
+(the answerer's raw tokens are a draft: the verifier may replace it and citation markers are
+stripped, so they are not what a client gets). When streaming, the answer goes out in pieces once it
+is known. Citations, run id, thread id and run status travel in an extra ``waypoint`` field (on the
+last chunk when streaming). A failed or cancelled run is a 502 OpenAI-style error when not streaming;
+when streaming, an ``{"error": ...}`` chunk, then a last chunk with ``finish_reason: "error"``. A run
+cut off by its budget ends with ``finish_reason: "length"``.
 """
 
 from __future__ import annotations
@@ -9,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
@@ -23,7 +29,7 @@ from api.sse import encode_data
 from api.start import StartedRun, start_run
 from api.state import AppState, app_state
 from api.tenants import current_tenant
-from graphs.events import Answer, Done, LLMUsage, RunError, Token
+from graphs.events import Answer, Done, LLMUsage, RunError
 
 router = APIRouter(tags=["openai"])
 
@@ -51,35 +57,50 @@ class CompletionRequest(BaseModel):
     """Waypoint extension: continue an existing thread."""
 
 
+_FINISH = {"ok": "stop", "not_found": "stop", "budget": "length"}
+"""``finish_reason`` by run status; any other status (error, cancelled, still running) is a failure."""
+
+
 class _Outcome:
     """What a run produced, gathered from its events."""
 
     def __init__(self) -> None:
-        self.text = ""
         self.answer: Answer | None = None
         self.status = "running"
         self.error: str | None = None
+        self.error_type: str | None = None
         self.prompt_tokens = 0
         self.completion_tokens = 0
 
     def take(self, event: object) -> str:
-        """Update from one event; return answer text to stream now ('' for none)."""
-        if isinstance(event, Token) and event.node == "answer":
-            self.text += event.text
-            return event.text
+        """Update from one event; return answer text to send now ('' for none): the final answer, once known."""
         if isinstance(event, LLMUsage):
             self.prompt_tokens += event.prompt_tokens
             self.completion_tokens += event.completion_tokens
         elif isinstance(event, RunError) and not event.recoverable:
-            self.error = event.message
+            self.error, self.error_type = event.message, event.error_type
         elif isinstance(event, Answer):
             self.answer = event
-            if not self.text:
-                self.text = event.text
-                return event.text
+            return event.text
         elif isinstance(event, Done):
             self.status = event.status
         return ""
+
+    @property
+    def text(self) -> str:
+        """The assistant message: the final answer ('' when the run gave none)."""
+        return self.answer.text if self.answer else ""
+
+    @property
+    def finish_reason(self) -> str | None:
+        """``stop`` / ``length`` for a run that answered; None for a failed one."""
+        return _FINISH.get(self.status)
+
+    def failure(self, run: StartedRun) -> dict[str, Any]:
+        """The OpenAI-style error object of a failed run (a stable message; details are in the run's events)."""
+        kind = f" ({self.error_type})" if self.error_type else ""
+        message = f"run {run.run_id!r} ended with status {self.status!r}{kind}: {self.error or 'no answer'}"
+        return {"message": message, "type": "backend_error", "param": None, "code": f"run_{self.status}"}
 
     def extra(self, run: StartedRun) -> dict[str, Any]:
         """The ``waypoint`` field."""
@@ -130,16 +151,16 @@ async def chat_completions(
         headers = {"X-Run-Id": run.run_id, "X-Thread-Id": run.thread_id}
         return sse_response(state, _chunks(run), run.stop, headers)
     outcome = await _collect(run, request)
-    if outcome.answer is None and outcome.status != "ok":
-        raise APIError(
-            502, "backend_error", f"run {run.run_id!r} ended with status {outcome.status!r}: {outcome.error}"
-        )
+    finish = outcome.finish_reason
+    if finish is None:
+        err = outcome.failure(run)
+        raise APIError(502, err["type"], err["message"], code=err["code"])
     return {
         "id": f"chatcmpl-{run.run_id}",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": MODEL,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": outcome.text}, "finish_reason": "stop"}],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": outcome.text}, "finish_reason": finish}],
         "usage": outcome.usage(),
         "waypoint": outcome.extra(run),
     }
@@ -175,12 +196,19 @@ def _chunk(run: StartedRun, delta: dict[str, Any], finish: str | None, **extra: 
     return encode_data(json.dumps(body, ensure_ascii=False, separators=(",", ":")))
 
 
+_PIECE = re.compile(r"\S*\s*")
+
+
 async def _chunks(run: StartedRun) -> AsyncIterator[bytes]:
     outcome = _Outcome()
     yield _chunk(run, {"role": "assistant", "content": ""}, None)
     async for envelope in run.events:
         text = outcome.take(envelope.event)
-        if text:
-            yield _chunk(run, {"content": text}, None)
-    yield _chunk(run, {}, "stop", usage=outcome.usage(), waypoint=outcome.extra(run))
+        for piece in _PIECE.findall(text):
+            if piece:
+                yield _chunk(run, {"content": piece}, None)
+    finish = outcome.finish_reason
+    if finish is None:
+        yield encode_data(json.dumps({"error": outcome.failure(run)}, ensure_ascii=False, separators=(",", ":")))
+    yield _chunk(run, {}, finish or "error", usage=outcome.usage(), waypoint=outcome.extra(run))
     yield encode_data("[DONE]")

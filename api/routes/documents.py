@@ -130,7 +130,7 @@ async def _run_job(state: AppState, job_id: str, tenant: str, paths: list[FsPath
         state.jobs.finish(job_id, result=totals)
     except Exception as exc:
         log.exception("ingest job %s failed", job_id)
-        state.jobs.finish(job_id, error=f"{type(exc).__name__}: {exc}")
+        state.jobs.finish(job_id, error=f"ingest failed ({type(exc).__name__}); the server log has the details")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

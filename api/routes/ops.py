@@ -5,17 +5,14 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from api.deps import ReadyCheck
 from api.state import AppState, app_state
-from api.tenants import current_tenant
+from api.tenants import current_tenant, request_key
 
 router = APIRouter(tags=["operations"])
-
-_CHECK_TIMEOUT_S = 5.0
 
 
 @router.get("/healthz")
@@ -24,21 +21,21 @@ async def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-async def _probe(check: ReadyCheck) -> bool:
-    try:
-        return await asyncio.wait_for(check(), _CHECK_TIMEOUT_S)
-    except Exception:
-        return False
-
-
 @router.get("/readyz", responses={503: {"description": "A backend is not reachable"}})
-async def readyz(state: Annotated[AppState, Depends(app_state)]) -> JSONResponse:
-    """The LLM backend and the stores answer; 503 naming the ones that do not."""
+async def readyz(request: Request, state: Annotated[AppState, Depends(app_state)]) -> JSONResponse:
+    """The LLM backend and the stores answer; 503 naming the ones that do not (names only with a valid key)."""
+    cfg = state.settings.api
     names = list(state.deps.ready_checks)
-    results = await asyncio.gather(*(_probe(state.deps.ready_checks[n]) for n in names))
-    checks: dict[str, Any] = dict(zip(names, results, strict=True))
+    results = await asyncio.gather(
+        *(
+            state.ready.probe(n, state.deps.ready_checks[n], timeout_s=cfg.ready_timeout_s, cache_s=cfg.ready_cache_s)
+            for n in names
+        )
+    )
     ok = all(results)
-    body = {"status": "ok" if ok else "unavailable", "checks": checks, "model": state.deps.model}
+    body: dict[str, Any] = {"status": "ok" if ok else "unavailable"}
+    if state.keyring.tenant_for(request_key(request)) is not None:
+        body |= {"checks": dict(zip(names, results, strict=True)), "model": state.deps.model}
     return JSONResponse(body, status_code=200 if ok else 503)
 
 

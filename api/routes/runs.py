@@ -13,7 +13,7 @@ from sse_starlette import EventSourceResponse
 from api.errors import APIError, not_found
 from api.routes.chat import sse_response
 from api.schemas import RunView, ThreadView
-from api.sse import encode_envelope, parse_last_event_id
+from api.sse import MAX_SEQ, encode_envelope, parse_last_event_id
 from api.state import AppState, app_state
 from api.tenants import current_tenant
 from graphs.events import Done
@@ -80,7 +80,9 @@ async def run_events(
     state: Annotated[AppState, Depends(app_state)],
     tenant: Annotated[str, Depends(current_tenant)],
     last_event_id: Annotated[str | None, Header()] = None,
-    after: Annotated[int | None, Query(ge=-1, description="Replay events after this seq (like Last-Event-ID)")] = None,
+    after: Annotated[
+        int | None, Query(ge=-1, le=MAX_SEQ, description="Replay events after this seq (like Last-Event-ID)")
+    ] = None,
 ) -> EventSourceResponse:
     """Replay the run's events after ``Last-Event-ID`` (or ``after``); follow the run live while it goes on."""
     if state.store.get_run(run_id, tenant=tenant) is None:
@@ -88,7 +90,7 @@ async def run_events(
     try:
         start = parse_last_event_id(last_event_id) if after is None else after
     except ValueError as exc:
-        raise APIError(422, "invalid_request", f"bad Last-Event-ID {last_event_id!r}: {exc}") from exc
+        raise APIError(422, "invalid_request", f"bad Last-Event-ID header: {exc}") from exc
     stop = state.streams.open()
     return sse_response(state, _replay(state, run_id, tenant, start, stop), stop, {"X-Run-Id": run_id})
 

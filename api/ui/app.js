@@ -113,6 +113,11 @@ async function showRuns(cursor = null, append = false) {
         <button id="more" ${page.next_cursor ? "" : "hidden"}>Load more</button>
       </section>`;
     $("#f-apply").onclick = () => showRuns();
+    // a whole row opens its run (a delegated handler: the CSP forbids inline onclick attributes)
+    $("#runs-body").onclick = (ev) => {
+      const row = ev.target.closest(".run-row");
+      if (row && !ev.target.closest("a")) location.hash = `#/run/${encodeURIComponent(row.dataset.runId)}`;
+    };
   } else {
     $("#runs-body").insertAdjacentHTML("beforeend", rows);
   }
@@ -126,7 +131,7 @@ async function showRuns(cursor = null, append = false) {
 
 function runRow(r) {
   const dur = r.duration_s == null ? "running…" : fmtS(r.duration_s);
-  return `<tr class="run-row" data-testid="run-row" data-run-id="${esc(r.run_id)}" onclick="location.hash='#/run/${encodeURIComponent(r.run_id)}'">
+  return `<tr class="run-row" data-testid="run-row" data-run-id="${esc(r.run_id)}">
     <td><span class="badge s-${esc(r.status)}">${esc(r.status)}</span></td>
     <td class="q"><a href="#/run/${encodeURIComponent(r.run_id)}">${esc(r.question)}</a></td>
     <td>${esc(fmtTime(r.started_at))}</td><td>${dur}</td><td>${r.llm_calls}</td>
@@ -223,6 +228,7 @@ function renderRun(data) {
         ${steps.map((s) => spanBlock(s, kids, t0, tEnd)).join("")}
       </div>
     </section>`;
+  placeBars($("#view"));
   ui.current = { kids, t0, tEnd, byId: new Map(trace.spans.map((s) => [s.id, s])) };
   $(".waterfall").onclick = toggle;
 }
@@ -238,6 +244,7 @@ function toggle(ev) {
   if (ui.expanded.has(id) && !det.dataset.filled) {
     const { kids, t0, tEnd, byId } = ui.current;
     det.innerHTML = inner(byId.get(id), kids, t0, tEnd);
+    placeBars(det);
     det.dataset.filled = "1";
   }
   box.classList.toggle("open", ui.expanded.has(id));
@@ -279,7 +286,15 @@ function bar(s, t0, tEnd) {
   const left = Math.max(0, ((s.start - t0) / total) * 100);
   const end = s.end ?? tEnd;
   const width = Math.max(0.4, ((end - s.start) / total) * 100);
-  return `<div class="track"><div class="bar k-${s.kind} st-${s.status}" style="left:${left.toFixed(2)}%;width:${Math.min(width, 100 - left).toFixed(2)}%"></div></div>`;
+  return `<div class="track"><div class="bar k-${s.kind} st-${s.status}" data-left="${left.toFixed(2)}" data-width="${Math.min(width, 100 - left).toFixed(2)}"></div></div>`;
+}
+
+// The page's Content-Security-Policy forbids inline style attributes: bars are placed through the CSSOM.
+function placeBars(root) {
+  for (const el of root.querySelectorAll(".bar[data-left]")) {
+    el.style.left = `${el.dataset.left}%`;
+    el.style.width = `${el.dataset.width}%`;
+  }
 }
 
 function label(s) {

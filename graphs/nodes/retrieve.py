@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from typing import Any
 
@@ -12,7 +13,16 @@ from graphs.events import EvidenceFound, RunError, ToolCall
 from graphs.kit import Kit
 from graphs.state import AgentState, EvidenceRecord, SubQuestion, ToolCallRecord
 from knowledge.models import Evidence
+from tools.base import ToolError
 from tools.fusion import fuse
+
+log = logging.getLogger(__name__)
+
+
+def tool_error_text(error: Exception) -> str:
+    """What the trace shows of a tool failure: a ``ToolError``'s own message; for anything else only its kind
+    (an unexpected exception's text can hold paths, addresses or data: it goes to the log)."""
+    return str(error) if isinstance(error, ToolError) else f"unexpected {type(error).__name__}"
 
 
 def add_candidates(
@@ -51,6 +61,7 @@ def make(kit: Kit) -> Any:
             try:
                 found = await kit.deps.tools[tool].search(query, k=k)
             except Exception as exc:  # any tool failure is reported, never fatal
+                log.warning("tool %r failed", tool, exc_info=not isinstance(exc, ToolError))
                 error = exc
         meter.record(tool, calls)
         meter.emit(
@@ -60,13 +71,15 @@ def make(kit: Kit) -> Any:
                 reason=reason,
                 subq_index=subq,
                 status="error" if error else "ok",
-                error=str(error) if error else None,
+                error=tool_error_text(error) if error else None,
                 duration_s=time.perf_counter() - started,
                 n_results=len(found),
             )
         )
         if error is not None:
-            meter.emit(RunError(message=f"tool {tool!r} failed: {error}", error_type=type(error).__name__))
+            meter.emit(
+                RunError(message=f"tool {tool!r} failed: {tool_error_text(error)}", error_type=type(error).__name__)
+            )
         record: ToolCallRecord = {
             "tool": tool,
             "query": query,

@@ -159,3 +159,72 @@ async def test_unreachable_loopback_port_is_unavailable() -> None:
         await llm.complete(MSGS)  # type: ignore[arg-type]
     assert await llm.health() is False
     await llm.aclose()
+
+
+class _Broken(httpx.AsyncByteStream):
+    """A response body that sends some SSE chunks, then fails like a dropped connection."""
+
+    def __init__(self, chunks: list[bytes], exc: Exception) -> None:
+        self.chunks = chunks
+        self.exc = exc
+
+    async def __aiter__(self):  # type: ignore[no-untyped-def]
+        for chunk in self.chunks:
+            yield chunk
+        raise self.exc
+
+
+def _lines(*texts: str) -> list[bytes]:
+    return [f"data: {json.dumps(delta(t))}\n\n".encode() for t in texts]
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [httpx.RemoteProtocolError("peer closed connection"), httpx.ReadError("connection reset")],
+    ids=["remote-protocol", "read-error"],
+)
+async def test_a_connection_dropped_after_tokens_is_typed_and_never_retried(exc: Exception) -> None:
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        return httpx.Response(200, stream=_Broken(_lines("Ada", " Venn"), exc))
+
+    llm = client(handler, max_retries=3)
+    texts: list[str] = []
+    with pytest.raises(LLMUnavailableError, match="dropped the connection after 2"):
+        async for event in llm.stream(MSGS):  # type: ignore[arg-type]
+            if isinstance(event, TextDelta):
+                texts.append(event.text)
+    assert texts == ["Ada", " Venn"] and calls == 1
+
+
+async def test_a_connection_dropped_before_any_token_is_retried() -> None:
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            return httpx.Response(200, stream=_Broken([], httpx.ReadError("reset")))
+        return httpx.Response(200, content=sse(delta("ok"), USAGE))
+
+    result = await client(handler, max_retries=3).complete(MSGS)  # type: ignore[arg-type]
+    assert result.text == "ok" and calls == 2
+
+
+async def test_read_errors_before_tokens_end_typed_after_the_retries() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ReadError("reset", request=request)
+
+    with pytest.raises(LLMUnavailableError, match="unreachable after 3 tries"):
+        await client(handler, max_retries=2).complete(MSGS)  # type: ignore[arg-type]
+
+
+async def test_a_stream_that_ends_without_done_or_finish_is_an_error() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=b"".join(_lines("Ada", " Ve")))
+
+    with pytest.raises(LLMUnavailableError, match="ended the stream early"):
+        await client(handler).complete(MSGS)  # type: ignore[arg-type]

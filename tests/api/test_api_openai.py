@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 
 import httpx
 import openai
 import pytest
-from apitest_support import ScriptedRun, answer_script
+from apitest_support import ScriptedRun, answer_script, parse_sse
 
-from graphs.events import Done, RunError, RunStarted
+from graphs.events import Answer, Citation, Done, RunError, RunStarted, Token
 
 
 @pytest.fixture
@@ -89,3 +90,68 @@ async def test_non_streaming_client_that_leaves_cancels_the_run(live: str, run_f
         assert len(run_fn.cancelled) == 1
         run = (await c.get(f"/v1/runs/{run_fn.cancelled[0]}")).json()
         assert run["status"] == "cancelled"
+
+
+def _draft_then_final() -> list[object]:
+    """The answerer streams a draft the run then replaces (verifier fallback): the answer event is the truth."""
+    return [
+        RunStarted(question="q"),
+        Token(text="[Ada"),
+        Token(text=" Venn,"),
+        Token(text=" E1]"),
+        Answer(text="Mara Quen", citations=[Citation(id="E2", doc_id="d2", title="Lighthouse")]),
+        Done(status="ok"),
+    ]
+
+
+async def test_non_streaming_content_is_the_final_answer_not_the_draft_tokens(
+    oai: openai.AsyncOpenAI, run_fn: ScriptedRun
+) -> None:
+    run_fn.script = _draft_then_final()  # type: ignore[assignment]
+    resp = await oai.chat.completions.create(model="waypoint-agent", messages=[{"role": "user", "content": "q"}])
+    assert resp.choices[0].message.content == "Mara Quen" and resp.choices[0].finish_reason == "stop"
+
+
+async def test_streamed_deltas_join_to_the_final_answer_not_the_draft(
+    oai: openai.AsyncOpenAI, run_fn: ScriptedRun
+) -> None:
+    run_fn.script = _draft_then_final()  # type: ignore[assignment]
+    stream = await oai.chat.completions.create(
+        model="waypoint-agent", messages=[{"role": "user", "content": "q"}], stream=True
+    )
+    text = "".join([chunk.choices[0].delta.content or "" async for chunk in stream if chunk.choices])
+    assert text == "Mara Quen"
+
+
+async def test_a_failed_streaming_run_is_an_error_not_stop(live: str, run_fn: ScriptedRun) -> None:
+    run_fn.script = [
+        RunStarted(question="q"),
+        Token(text="half an ans"),
+        RunError(message="the LLM backend is unavailable", error_type="LLMUnavailableError", recoverable=False),
+        Done(status="error"),
+    ]
+    body = {"model": "waypoint-agent", "messages": [{"role": "user", "content": "q"}], "stream": True}
+    async with httpx.AsyncClient(base_url=live) as c:
+        resp = await c.post("/v1/chat/completions", json=body)
+    datas = [json.loads(m["data"]) for m in parse_sse(resp.text) if "data" in m and m["data"] != "[DONE]"]
+    errors = [d["error"] for d in datas if "error" in d]
+    assert len(errors) == 1 and errors[0]["type"] == "backend_error" and errors[0]["code"] == "run_error"
+    last = datas[-1]
+    assert last["choices"][0]["finish_reason"] == "error" and last["waypoint"]["status"] == "error"
+    assert not any(d["choices"][0]["delta"].get("content") for d in datas if "choices" in d)
+
+
+async def test_the_openai_client_raises_on_a_failed_streaming_run(oai: openai.AsyncOpenAI, run_fn: ScriptedRun) -> None:
+    run_fn.script = [RunStarted(question="q"), RunError(message="down", recoverable=False), Done(status="error")]
+    stream = await oai.chat.completions.create(
+        model="waypoint-agent", messages=[{"role": "user", "content": "q"}], stream=True
+    )
+    with pytest.raises(openai.APIError, match="status 'error'"):
+        async for _ in stream:
+            pass
+
+
+async def test_a_budget_cut_answer_finishes_with_length(oai: openai.AsyncOpenAI, run_fn: ScriptedRun) -> None:
+    run_fn.script = [RunStarted(question="q"), Answer(text="partial"), Done(status="budget")]
+    resp = await oai.chat.completions.create(model="waypoint-agent", messages=[{"role": "user", "content": "q"}])
+    assert resp.choices[0].message.content == "partial" and resp.choices[0].finish_reason == "length"

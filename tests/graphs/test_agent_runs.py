@@ -77,12 +77,28 @@ async def test_interrupted_run_resumes_from_its_last_checkpoint(
     deps = make_deps(llm, checkpointer=saver)
     crashed = await run_all(deps, "Who directed Inception?", thread_id="t-crash")
     assert of_kind(crashed, "done")[0].status == "error"
-    assert "process died" in of_kind(crashed, "error")[0].message
+    error = of_kind(crashed, "error")[0]
+    assert error.error_type == "RuntimeError" and "process died" not in error.message  # details: in the log only
     llm.enqueue(*script[2:])
     resumed = await run_all(deps, "Who directed Inception?", thread_id="t-crash", options={"resume": True})
     assert [e.node for e in of_kind(resumed, "step_started")] == ["answer", "verify", "finalize"]
     assert of_kind(resumed, "answer")[0].text == "Christopher Nolan" and llm.remaining == 0
     assert of_kind(resumed, "done")[0].status == "ok"
+
+
+@pytest.mark.parametrize("thread_id", ["t-never-seen", "t-finished"])
+async def test_resume_without_an_interrupted_run_is_a_clear_error(
+    make_deps: MakeDeps, saver: BaseCheckpointSaver[object], thread_id: str
+) -> None:
+    llm = ScriptedLLM(one_hop("Who directed Inception?", "directed", "Christopher Nolan"))
+    deps = make_deps(llm, checkpointer=saver)
+    if thread_id == "t-finished":
+        finished = await run_all(deps, "Who directed Inception?", thread_id=thread_id)
+        assert of_kind(finished, "done")[0].status == "ok"
+    resumed = await run_all(deps, "Who directed Inception?", thread_id=thread_id, options={"resume": True})
+    error = of_kind(resumed, "error")[0]
+    assert error.error_type == "NothingToResume" and "no interrupted run" in error.message
+    assert of_kind(resumed, "done")[0].status == "error" and not of_kind(resumed, "answer")
 
 
 async def test_stopping_the_consumer_closes_the_llm_stream(make_deps: MakeDeps) -> None:

@@ -29,8 +29,8 @@ from langgraph.graph import END, START, StateGraph
 
 import api.wiring
 from api.deps import AppDeps, RunSpec
-from graphs.stores import open_checkpointer
 from graphs.events import Answer, Done, Envelope, RunEvent, RunStarted, Token
+from graphs.stores import open_checkpointer
 from knowledge.settings import Settings
 
 
