@@ -266,3 +266,53 @@ def test_a_manifest_of_the_first_schema_is_upgraded_in_place(tmp_path: Path) -> 
     entry = manifest.get("t", "a")
     assert entry is not None and entry.content_hash == "h" and entry.document is None
     manifest.close()
+
+
+class Down:
+    """A sink whose backend is down (every call fails) until ``up`` is set."""
+
+    def __init__(self) -> None:
+        self.up = False
+        self.docs: dict[str, str] = {}
+
+    def upsert(self, tenant: str, doc: Document, chunks: Sequence[Chunk]) -> None:
+        if not self.up:
+            raise ConnectionError("backend down")
+        self.docs[doc.id] = doc.text
+
+    def delete(self, tenant: str, doc_id: str) -> None:
+        if not self.up:
+            raise ConnectionError("backend down")
+        self.docs.pop(doc_id, None)
+
+
+def test_a_sink_down_during_the_undo_is_restored_by_the_next_ingest(stores: Stores, embedder: Embedder) -> None:
+    down = Down()
+    down.up = True
+    ing = stores.ingestor(embedder, down)
+    ing.ingest_documents(V1, "t6")
+    before = stores.state("t6", ing)
+    down.up = False
+    report = ing.ingest_documents([V2[0]], "t6")
+    assert [f.source for f in report.failed] == ["mem:a"] and "restored on the next ingest" in report.failed[0].error
+    assert [v for v in stores.state("t6", ing)["vectors"] if v[0] == "a"] == [
+        v for v in before["vectors"] if v[0] == "a"
+    ]
+    assert ing.manifest.pending("t6")  # the graph and trees may hold the refused version: not done yet
+    down.up = True
+    assert ing.ingest_documents([V1[1]], "t6").unchanged == ["b"]  # recovery ran first
+    assert stores.state("t6", ing) == before and down.docs == {"a": V1[0].text, "b": V1[1].text}
+    ing.close()
+
+
+def test_a_corpus_line_nested_too_deeply_is_a_per_line_error(
+    stores: Stores, embedder: Embedder, tmp_path: Path
+) -> None:
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_bytes(b"[" * 100_000 + b"\n" + b'{"id": "ok", "title": "Owl", "text": "Owls hunt."}\n')
+    ing = stores.ingestor(embedder)
+    report = ing.ingest_corpus(corpus, "t7", name="c.jsonl")
+    assert report.added == ["ok"] and [(f.source, f.error) for f in report.failed] == [
+        ("c.jsonl:1", "malformed JSON: nested too deeply")
+    ]
+    ing.close()
