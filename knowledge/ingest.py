@@ -372,10 +372,9 @@ class Ingestor:
             if path.suffix.lower() == CORPUS_SUFFIX:
                 yield from iter_corpus(path, self.cfg.max_doc_chars, name=name)
                 continue
-            try:
-                doc = load_file(path, max_bytes=self.cfg.max_file_bytes, max_doc_chars=self.cfg.max_doc_chars)
-            except LoadError as exc:
-                yield LoadError(name, exc.reason)
+            doc = self._load_one(path)
+            if isinstance(doc, LoadError):
+                yield LoadError(name, doc.reason)
                 continue
             title = PurePosixPath(name).stem if doc.title == path.stem else doc.title
             yield doc.model_copy(update={"id": upload_doc_id(tenant, name), "source": name, "title": title})
@@ -385,10 +384,17 @@ class Ingestor:
             if path.suffix.lower() == CORPUS_SUFFIX:
                 yield from iter_corpus(path, self.cfg.max_doc_chars)
                 continue
-            try:
-                yield load_file(path, max_bytes=self.cfg.max_file_bytes, max_doc_chars=self.cfg.max_doc_chars)
-            except LoadError as exc:
-                yield exc
+            yield self._load_one(path)
+
+    def _load_one(self, path: Path) -> Document | LoadError:
+        """One file's document, or why not: a loader's unexpected exception is this file's error, not the job's."""
+        try:
+            return load_file(path, max_bytes=self.cfg.max_file_bytes, max_doc_chars=self.cfg.max_doc_chars)
+        except LoadError as exc:
+            return exc
+        except Exception as exc:  # a parser bug on hostile input (pypdf, markdown-it): this file only
+            log.warning("loading %s failed", path, exc_info=True)
+            return LoadError(str(path), f"could not be read ({type(exc).__name__})")
 
     def _bm25(self) -> tuple[float, float, float]:
         return (self.cfg.bm25_k1, self.cfg.bm25_b, self.cfg.bm25_avg_len)

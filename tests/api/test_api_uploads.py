@@ -171,3 +171,32 @@ async def test_hostile_files_get_a_4xx_or_a_per_file_error_and_lose_nothing(
     assert [d for d in after if d["source"] == "keep.md"] == [d for d in before[0] if d["source"] == "keep.md"]
     assert store.count("default") >= before[1]
     assert (await client.get("/v1/documents")).status_code == 200 and json.dumps(after)
+
+
+async def test_a_loader_crash_is_that_files_error_and_the_rest_of_the_job_goes_in(
+    client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from knowledge import loaders
+
+    def explode(path: object, max_bytes: int) -> object:
+        raise RecursionError("maximum recursion depth exceeded")  # as a parser bug on hostile input
+
+    monkeypatch.setitem(loaders.LOADERS, ".html", explode)
+    job = await _job(client, await _upload(client, ("bad.html", b"<p>x</p>"), ("good.md", b"# Good\n\nOwls.\n")))
+    assert job["status"] == "done" and job["result"]["documents"] == 1, job
+    assert job["result"]["errors"] == ["bad.html: could not be read (RecursionError)"]
+    assert [d["source"] for d in await _docs(client)] == ["good.md"]
+
+
+async def test_unbroken_text_is_stored_in_chunks_capped_in_characters(
+    client: httpx.AsyncClient, stores: tuple[Ingestor, QdrantStore]
+) -> None:
+    import base64
+
+    body = "灯塔守望者建造了港口城市".encode() * 1000 + b"\n\n" + base64.b64encode(bytes(range(256)) * 50)
+    job = await _job(client, await _upload(client, ("unbroken.txt", body)))
+    assert job["status"] == "done" and job["result"]["documents"] == 1, job
+    _, store = stores
+    records, _ = store.client.scroll(store.collection("default"), limit=10_000, with_payload=True)
+    texts = [str((r.payload or {})["text"]) for r in records]
+    assert len(texts) > 20 and max(len(t) for t in texts) <= 8 * 256
