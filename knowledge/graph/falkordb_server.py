@@ -7,7 +7,8 @@ Exactly one server runs per data dir. Starting takes ``falkordb.lock`` in the di
 concurrent starters queue), then looks for a ``redis-server`` already serving the dir:
 
 - one whose owner (recorded in ``falkordb.pid``: server pid, owner pid, port) is alive and still its
-  parent is *reused*: this object connects to its port and never stops it (``owned`` is False);
+  parent is *reused*: this object connects to its port and never stops it (``owned`` is False); when
+  that owner stops it, ``revive()`` starts it again on the same port, now owned here;
 - any other (an orphan whose owner was killed with -9, or one started by an older version) is stopped
   with SIGTERM, so it saves its snapshot first, and a fresh server is started on the saved data.
 
@@ -246,6 +247,19 @@ class FalkorDBServer:
         atexit.register(self.stop)
         log.info("FalkorDB started on 127.0.0.1:%d (data in %s)", port, self.data_dir)
         return port
+
+    def revive(self) -> bool:
+        """Start the data dir's server again when the shared one this object used went away with its owner;
+        True when it did (on the same port, so clients reconnect). An owned server is never restarted here."""
+        if self._shared_pid is None or self.running:
+            return False
+        self._shared_pid = None
+        try:
+            self.start()
+        except GraphStoreUnavailable:
+            log.exception("restarting the FalkorDB of %s failed", self.data_dir)
+            return False
+        return True
 
     def stop(self) -> None:
         """Stop the server if this object owns it (SIGTERM: redis-server saves a snapshot, then exits)."""

@@ -196,3 +196,23 @@ def test_concurrent_starters_end_with_one_server(tmp_path: Path) -> None:
             p.wait()
     (pid, _port) = next(iter(seen))
     assert _wait_gone(pid, 20)
+
+
+async def test_a_reused_server_whose_owner_dies_is_revived_on_the_same_port(tmp_path: Path) -> None:
+    with _owner(tmp_path / "fk") as (proc, pid, port):
+        mine = FalkorDBServer(tmp_path / "fk")
+        assert mine.start() == port and not mine.owned
+        store = FalkorDBStore("127.0.0.1", port, revive=mine.revive)
+        await store.setup("acme")
+        await store.write("acme", GraphBatch(entities=[EntityRecord(key="kept", name="Kept")]))
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        assert _wait_gone(pid, 20)
+    try:
+        (hit,) = await store.entities_by_key("acme", ["kept"])  # reconnects to the revived server
+        assert hit.name == "Kept" and mine.owned and mine.port == port
+        assert servers_of(tmp_path / "fk") == [mine.pid]
+    finally:
+        await store.aclose()
+        mine.stop()
+    assert servers_of(tmp_path / "fk") == []
