@@ -14,7 +14,7 @@ text, so the same text and settings always give the same ids.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from knowledge.models import Chunk, Document, stable_id
@@ -117,8 +117,9 @@ def _cut(text: str, start: int, end: int, target: int, overlap: float, max_chars
     ends = [e for _, e in words]
     if n <= target and ends[-1] - words[0][0] <= max_chars:
         return [(words[0][0], words[-1][1])]
-    para = {i for i in range(1, n) if _PARA_GAP.search(text, words[i - 1][1], words[i][0])}
-    sent = {i for i in range(1, n) if _SENT_END.search(text, words[i - 1][0], words[i - 1][1])} | para
+    para = [i for i in range(1, n) if _PARA_GAP.search(text, words[i - 1][1], words[i][0])]
+    ends_sentence = {i for i in range(1, n) if _SENT_END.search(text, words[i - 1][0], words[i - 1][1])}
+    sent = sorted(ends_sentence.union(para))  # sorted: cuts are found by bisection, not by scanning
     ov = round(overlap * target)
     spans: list[tuple[int, int]] = []
     pos = 0
@@ -132,15 +133,17 @@ def _cut(text: str, start: int, end: int, target: int, overlap: float, max_chars
         spans.append((words[pos][0], words[cut - 1][1]))
         back = min(ov, round(overlap * (cut - pos)))  # a chunk cut short by max_chars overlaps less
         nxt = cut - back
-        snapped = [i for i in sent if nxt - back // 2 <= i <= nxt + back // 2 and i > pos]
+        snapped = sent[bisect_left(sent, max(nxt - back // 2, pos + 1)) : bisect_right(sent, nxt + back // 2)]
         pos = max(min(snapped, key=lambda i: abs(i - nxt)) if snapped else nxt, pos + 1)
 
 
-def _best_cut(pos: int, limit: int, para: set[int], sent: set[int]) -> int:
-    """Word index to cut before: the last paragraph start, else sentence start, in the back half; else ``limit``."""
+def _best_cut(pos: int, limit: int, para: list[int], sent: list[int]) -> int:
+    """Word index to cut before: the last paragraph start, else sentence start, in the back half; else ``limit``.
+
+    ``para`` and ``sent`` are sorted."""
     floor = pos + (limit - pos) // 2
     for breaks in (para, sent):
-        best = max((i for i in breaks if floor < i <= limit), default=None)
-        if best is not None:
-            return best
+        j = bisect_right(breaks, limit) - 1
+        if j >= 0 and breaks[j] > floor:
+            return breaks[j]
     return limit
