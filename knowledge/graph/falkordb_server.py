@@ -90,9 +90,12 @@ def servers_of(data_dir: Path) -> list[int]:
     redis-server rewrites its command line (``redis-server 127.0.0.1:PORT``) but chdirs into its
     ``--dir``: its working directory names the data dir it serves.
     """
-    found = []
+    found: list[int] = []
     want = str(data_dir.resolve())
-    for entry in Path("/proc").iterdir():
+    proc = Path("/proc")
+    if not proc.is_dir():  # not Linux: no way to look; the pidfile check still applies
+        return found
+    for entry in proc.iterdir():
         if not entry.name.isdigit():
             continue
         try:
