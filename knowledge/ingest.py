@@ -19,8 +19,8 @@ A write is atomic across the vector store, every sink and the manifest. The mani
 journal: it holds the pending version's point ids and ``Document`` and the committed version's
 ``Document``. Until step 3 a write is undone (a sink refused it, or recovery after a crash): every
 sink gets the committed version again (or forgets a new document), the new points go, the row is
-aborted. From step 3 on the old version is gone: recovery commits the new one once all its points
-are live, else removes the document everywhere (a re-run of the ingest adds it again).
+aborted. From step 3 on the old version is going: recovery finishes the write (deletes the old
+points still there, makes the new ones live, commits); a new document not yet live is removed.
 
 Uploaded files are named by their client: ``ingest_paths(..., names=[...])`` makes each document's
 id from the tenant and that name (``upload_doc_id``) and its ``source`` the name itself, so the
@@ -196,21 +196,29 @@ class Ingestor:
             for e in self.manifest.committed(tenant)
         ]
 
-    def recover(self, tenant: str) -> int:
-        """Finish or undo writes a crash left pending; returns how many documents needed it."""
+    def recover(self, tenant: str, *, roll_forward: bool = True) -> int:
+        """Finish or undo writes a crash left pending; returns how many documents needed it.
+
+        A replace that got past dropping its old version is finished (``roll_forward``) rather than
+        removed: every sink holds the new version and all its points are written.
+        """
         pending = self.manifest.pending(tenant)
         for e in pending:
             try:
-                self._recover_one(tenant, e)
+                self._recover_one(tenant, e, roll_forward=roll_forward)
             except Exception as exc:  # a store or sink still failing: the row stays pending for the next try
                 log.warning("recovering %r of tenant %r failed, retried later: %s", e.doc_id, tenant, exc)
         return len(pending)
 
-    def _recover_one(self, tenant: str, e: ManifestEntry) -> None:
+    def _recover_one(self, tenant: str, e: ManifestEntry, *, roll_forward: bool) -> None:
         if e.pending_hash == DELETING:  # half-deleted: finish the delete
             self._purge(tenant, e.doc_id)
         elif e.content_hash is not None:
             self._undo(tenant, e)  # the committed version is intact in the store: back to it everywhere
+        elif roll_forward and e.document is not None and e.pending_document is not None and e.pending_point_ids:
+            self.store.delete_ids(tenant, e.point_ids)  # half-replaced: finish it (the old version's rest goes)
+            self.store.set_live(tenant, e.pending_point_ids)
+            self.manifest.commit(tenant, [e.doc_id], [len(e.pending_point_ids)])
         elif self._all_live(tenant, e.doc_id, e.pending_point_ids):
             self.manifest.commit(tenant, [e.doc_id], [len(e.pending_point_ids)])  # only the commit was missing
         else:  # new, or half-replaced (its old version was being dropped): remove it everywhere
@@ -277,8 +285,8 @@ class Ingestor:
             self.manifest.drop_committed(tenant, [p.doc.id for p in replaced])
             self.store.delete_ids(tenant, [i for p in replaced for i in p.old_point_ids or []])
             self.store.set_live(tenant, [i for p in todo for i in p.point_ids])
-        except VectorStoreError as exc:
-            self.recover(tenant)
+        except VectorStoreError as exc:  # the store refuses now: put everything of this batch back, if it can
+            self.recover(tenant, roll_forward=False)
             report.failed.extend(IngestFailure(source=p.doc.source, error=str(exc)) for p in todo)
             return
         self.manifest.commit(tenant, [p.doc.id for p in todo], [len(p.chunks) for p in todo])

@@ -128,11 +128,11 @@ class Manifest:
             )
 
     def drop_committed(self, tenant: str, doc_ids: Sequence[str]) -> None:
-        """Forget the committed versions whose points are about to be deleted."""
+        """Forget the committed versions whose points are about to be deleted (every sink holds the pending
+        one by now); ``point_ids`` and ``document`` stay until the commit, so recovery can finish the job."""
         with self._lock, self._db:
             self._db.executemany(
-                "UPDATE documents SET content_hash = NULL, point_ids = '[]', document = NULL "
-                "WHERE tenant = ? AND doc_id = ?",
+                "UPDATE documents SET content_hash = NULL WHERE tenant = ? AND doc_id = ?",
                 [(tenant, d) for d in doc_ids],
             )
 

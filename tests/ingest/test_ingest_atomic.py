@@ -316,3 +316,29 @@ def test_a_corpus_line_nested_too_deeply_is_a_per_line_error(
         ("c.jsonl:1", "malformed JSON: nested too deeply")
     ]
     ing.close()
+
+
+class Crash(BaseException):
+    """The process dying: not an ``Exception``, so nothing in the pipeline catches it."""
+
+
+def test_a_crash_after_the_old_version_was_dropped_is_finished_not_lost(
+    stores: Stores, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = _clean(stores, embedder, "ref8", V1, V2[:2])
+    ing = stores.ingestor(embedder)
+    ing.ingest_documents(V1, "t8")
+    with monkeypatch.context() as m:
+
+        def crash(tenant: str, ids: Sequence[str]) -> None:
+            raise Crash("killed while deleting the old points")
+
+        m.setattr(stores.vectors, "delete_ids", crash)
+        with pytest.raises(Crash):
+            ing.ingest_documents(V2[:2], "t8")
+    ing.close()
+    rerun = stores.ingestor(embedder)  # a fresh process: recovery runs first
+    assert rerun.recover("t8") == 1
+    assert stores.state("t8", rerun) == expected  # the new version of a everywhere, nothing lost
+    assert rerun.ingest_documents(V2[:2], "t8").unchanged == ["a", "b"]
+    rerun.close()
