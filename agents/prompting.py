@@ -71,10 +71,10 @@ class PromptBuilder:
                 f"system prefix holds a volatile value {match.group(0)!r}; it would defeat prefix caching"
             )
         self.system_prefix = system_prefix
+        # A per-tenant secret tag put right after the shared prefix ('' for none): the prefix cache then
+        # reuses the shared prefix across tenants but nothing after it, so a tenant cannot learn from cached
+        # tokens or time to first token what another one asked.
         self.partition = one_line(partition)
-        """A per-tenant secret tag put right after the shared prefix ('' for none): the prefix cache then
-        reuses the shared prefix across tenants but nothing after it, so a tenant cannot learn from cached
-        tokens or time to first token what another one asked."""
 
     def build(self, context: Sequence[Block], instruction: str) -> list[Message]:
         """System prefix, [partition tag], then the context blocks in the given order, then the instruction."""

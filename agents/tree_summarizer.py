@@ -10,9 +10,11 @@ summaries and is counted as failed; the run goes on.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, Field, create_model
@@ -130,16 +132,11 @@ class TreeSummarizer:
     async def summarize_doc(self, tenant: str, doc_id: str) -> SummaryReport:
         """Write the summaries of one document's nodes (cache first, then the LLM in batches) and store them."""
         report = SummaryReport()
-        tree = self.store.tree(tenant, doc_id)
-        if tree is None:
+        loaded = await asyncio.to_thread(self._load, tenant, doc_id)  # SQLite reads off the event loop
+        if loaded is None:
             return report
+        tree, items, keys, done = loaded
         report.documents = 1
-        items = [
-            (n, node_text(n, tree, self.store.text(tenant, doc_id, n.start, n.end), max_words=self.max_words))
-            for n in tree.nodes
-        ]
-        keys = {n.id: content_key(self.writer, n.title, t) for n, t in items}
-        done = self.store.cached_summaries(list(keys.values()))
         written = {n.id: done[keys[n.id]] for n, _ in items if keys[n.id] in done}
         report.cached = len(written)
         todo = [(n, t) for n, t in items if n.id not in written]
@@ -156,11 +153,25 @@ class TreeSummarizer:
                 continue
             fresh = {n.id: s for (n, _), s in zip(part, got, strict=True)}
             written.update(fresh)
-            self.store.save_summaries({keys[k]: v for k, v in fresh.items()})
+            await asyncio.to_thread(self.store.save_summaries, {keys[k]: v for k, v in fresh.items()})
         report.nodes = len(written)
         if written:
-            self.store.set_summaries(tenant, doc_id, written, by=self.writer)
+            await asyncio.to_thread(partial(self.store.set_summaries, tenant, doc_id, written, by=self.writer))
         return report
+
+    def _load(
+        self, tenant: str, doc_id: str
+    ) -> tuple[DocTree, list[tuple[DocNode, str]], dict[str, str], dict[str, str]] | None:
+        """The tree, each node's text, its cache key and the summaries already cached (blocking reads)."""
+        tree = self.store.tree(tenant, doc_id)
+        if tree is None:
+            return None
+        items = [
+            (n, node_text(n, tree, self.store.text(tenant, doc_id, n.start, n.end), max_words=self.max_words))
+            for n in tree.nodes
+        ]
+        keys = {n.id: content_key(self.writer, n.title, t) for n, t in items}
+        return tree, items, keys, self.store.cached_summaries(list(keys.values()))
 
     async def _batch(
         self, doc_title: str, part: Sequence[tuple[DocNode, str]], report: SummaryReport

@@ -54,12 +54,18 @@ class IngestResult:
 class DocumentService(Protocol):
     """Tenant-scoped document operations (the ingestion engineer's ``Ingestor`` behind an adapter)."""
 
-    async def ingest_paths(self, paths: Sequence[Path], *, tenant: str) -> IngestResult:
-        """Load, chunk, embed and index files for the tenant."""
+    async def ingest_paths(
+        self, paths: Sequence[Path], *, tenant: str, names: Sequence[str] | None = None
+    ) -> IngestResult:
+        """Load, chunk, embed and index files for the tenant.
+
+        ``names`` (one per path) are uploaded files' client-visible names: they, not the server
+        paths, make the document ids and sources.
+        """
         ...
 
-    async def ingest_corpus(self, path: Path, *, tenant: str) -> IngestResult:
-        """Ingest a JSONL corpus (one passage per line) for the tenant."""
+    async def ingest_corpus(self, path: Path, *, tenant: str, name: str | None = None) -> IngestResult:
+        """Ingest a JSONL corpus (one passage per line) for the tenant; ``name``: its client-visible name."""
         ...
 
     async def list_documents(self, *, tenant: str) -> list[DocumentInfo]:

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -73,14 +74,22 @@ class QueueDocuments:
         self._ingestor = ingestor
         self._lock = asyncio.Lock()
 
-    async def ingest_paths(self, paths: Sequence[Path], *, tenant: str) -> IngestResult:
+    async def ingest_paths(
+        self, paths: Sequence[Path], *, tenant: str, names: Sequence[str] | None = None
+    ) -> IngestResult:
+        progress = _progress.get()
         async with self._lock:
-            report = await asyncio.to_thread(self._ingestor.ingest_paths, list(paths), tenant, progress=_progress.get())
+            report = await asyncio.to_thread(
+                partial(self._ingestor.ingest_paths, list(paths), tenant, progress=progress, names=names)
+            )
         return _result(report)
 
-    async def ingest_corpus(self, path: Path, *, tenant: str) -> IngestResult:
+    async def ingest_corpus(self, path: Path, *, tenant: str, name: str | None = None) -> IngestResult:
+        progress = _progress.get()
         async with self._lock:
-            report = await asyncio.to_thread(self._ingestor.ingest_corpus, path, tenant, progress=_progress.get())
+            report = await asyncio.to_thread(
+                partial(self._ingestor.ingest_corpus, path, tenant, progress=progress, name=name)
+            )
         return _result(report)
 
     async def list_documents(self, *, tenant: str) -> list[DocumentInfo]:
@@ -177,17 +186,18 @@ async def execute_job(pool: Any, jobs: PgJobStore, documents: DocumentService, j
     token = _progress.set(reporter)
     try:
         with tempfile.TemporaryDirectory(prefix="waypoint-job-") as tmp:
-            paths = []
+            named: list[tuple[Path, str]] = []  # the temp file and the client's name (the doc id comes from it)
             for idx, name, data in uploads:
                 path = Path(tmp) / _safe_name(name, idx)
                 path.write_bytes(data)
-                paths.append(path)
-            corpora = [p for p in paths if p.suffix.lower() == CORPUS_SUFFIX]
-            others = [p for p in paths if p.suffix.lower() != CORPUS_SUFFIX]
+                named.append((path, name))
+            corpora = [(p, n) for p, n in named if p.suffix.lower() == CORPUS_SUFFIX]
+            others = [(p, n) for p, n in named if p.suffix.lower() != CORPUS_SUFFIX]
             totals: dict[str, Any] = {"documents": 0, "chunks": 0, "skipped": 0, "errors": []}
-            results = [await documents.ingest_corpus(p, tenant=tenant) for p in corpora]
+            results = [await documents.ingest_corpus(p, tenant=tenant, name=n) for p, n in corpora]
             if others:
-                results.append(await documents.ingest_paths(others, tenant=tenant))
+                paths, names = [p for p, _ in others], [n for _, n in others]
+                results.append(await documents.ingest_paths(paths, tenant=tenant, names=names))
             for r in results:
                 for key, value in asdict(r).items():
                     totals[key] += value

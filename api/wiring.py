@@ -12,6 +12,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 
 from api.deps import AppDeps, DocumentInfo, IngestResult, RunSpec
@@ -54,15 +55,17 @@ class IngestorDocuments:
         self._after = after
         self._lock = asyncio.Lock()
 
-    async def ingest_paths(self, paths: Sequence[Path], *, tenant: str) -> IngestResult:
+    async def ingest_paths(
+        self, paths: Sequence[Path], *, tenant: str, names: Sequence[str] | None = None
+    ) -> IngestResult:
         async with self._lock:
-            report = await asyncio.to_thread(self._ingestor.ingest_paths, list(paths), tenant)
+            report = await asyncio.to_thread(partial(self._ingestor.ingest_paths, list(paths), tenant, names=names))
             await self._follow_up(tenant, report)
             return _result(report)
 
-    async def ingest_corpus(self, path: Path, *, tenant: str) -> IngestResult:
+    async def ingest_corpus(self, path: Path, *, tenant: str, name: str | None = None) -> IngestResult:
         async with self._lock:
-            report = await asyncio.to_thread(self._ingestor.ingest_corpus, path, tenant)
+            report = await asyncio.to_thread(partial(self._ingestor.ingest_corpus, path, tenant, name=name))
             await self._follow_up(tenant, report)
             return _result(report)
 

@@ -14,28 +14,42 @@ batches, in this order, so a crash at any step leaves nothing half-visible:
 pending, so a re-run ends in the same state as a clean run. Sinks (the knowledge graph, the document
 trees) get the same document and chunks: ``upsert`` replaces a document in the sink, ``delete``
 removes it; both must be idempotent.
+
+A write is atomic across the vector store, every sink and the manifest. The manifest row is the
+journal: it holds the pending version's point ids and ``Document`` and the committed version's
+``Document``. Until step 3 a write is undone (a sink refused it, or recovery after a crash): every
+sink gets the committed version again (or forgets a new document), the new points go, the row is
+aborted. From step 3 on the old version is going: recovery finishes the write (deletes the old
+points still there, makes the new ones live, commits); a new document not yet live is removed.
+
+Uploaded files are named by their client: ``ingest_paths(..., names=[...])`` makes each document's
+id from the tenant and that name (``upload_doc_id``) and its ``source`` the name itself, so the
+same name uploaded again replaces (or leaves unchanged) the same document and no server path shows.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from knowledge.chunking import chunk_document, embedding_text
+from knowledge.chunking import CHUNKER, chunk_document, embedding_text
 from knowledge.embeddings import Embedder
 from knowledge.loaders import CORPUS_SUFFIX, LoadError, discover, iter_corpus, load_file
-from knowledge.manifest import DELETING, PendingWrite
+from knowledge.manifest import DELETING, ManifestEntry, PendingWrite
 from knowledge.models import Chunk, Document, stable_id
 from knowledge.registry import DocumentRegistry, open_registry
 from knowledge.settings import Settings
 from knowledge.sparse import BM25Encoder
 from knowledge.vector_store import VectorPoint, VectorStore, VectorStoreError
+
+log = logging.getLogger(__name__)
 
 Progress = Callable[[int], None]
 """Called with the number of inputs (files, passages) just handled."""
@@ -52,6 +66,11 @@ class IngestSink(Protocol):
     def delete(self, tenant: str, doc_id: str) -> None:
         """Remove the document from the sink (no error if absent)."""
         ...
+
+
+def upload_doc_id(tenant: str, name: str) -> str:
+    """The id of a document uploaded under a client-visible name: one id per (tenant, name)."""
+    return stable_id(tenant, name, prefix="d_")
 
 
 class IngestFailure(BaseModel):
@@ -118,16 +137,37 @@ class Ingestor:
         self.sinks = list(sinks)
         self.encoder = BM25Encoder(self.cfg.bm25_k1, self.cfg.bm25_b, self.cfg.bm25_avg_len)
         self._settings_key = "|".join(
-            map(str, (embedder.model_id, self.cfg.chunk_tokens, self.cfg.chunk_overlap, *self._bm25()))
+            map(str, (embedder.model_id, self.cfg.chunk_tokens, self.cfg.chunk_overlap, *self._bm25(), CHUNKER))
         )
 
-    def ingest_paths(self, paths: Iterable[Path], tenant: str, *, progress: Progress | None = None) -> IngestReport:
-        """Ingest files and directories (``.jsonl`` files as passage corpora)."""
-        return self._run(self._load_paths(paths), tenant, progress)
+    def ingest_paths(
+        self,
+        paths: Iterable[Path],
+        tenant: str,
+        *,
+        progress: Progress | None = None,
+        names: Sequence[str] | None = None,
+    ) -> IngestReport:
+        """Ingest files and directories (``.jsonl`` files as passage corpora).
 
-    def ingest_corpus(self, path: Path, tenant: str, *, progress: Progress | None = None) -> IngestReport:
-        """Ingest a JSONL corpus: each ``{id, title, text}`` line is one document with that id."""
-        return self._run(iter_corpus(path, self.cfg.max_doc_chars), tenant, progress)
+        ``names`` (one per path, files only) are the client-visible names of uploaded files: they
+        make the document ids (``upload_doc_id``) and are the sources reported and stored.
+        """
+        if names is None:
+            return self._run(self._load_paths(paths), tenant, progress)
+        files = list(paths)
+        if len(files) != len(names):
+            raise ValueError(f"{len(files)} paths but {len(names)} names")
+        return self._run(self._load_named(files, names, tenant), tenant, progress)
+
+    def ingest_corpus(
+        self, path: Path, tenant: str, *, progress: Progress | None = None, name: str | None = None
+    ) -> IngestReport:
+        """Ingest a JSONL corpus: each ``{id, title, text}`` line is one document with that id.
+
+        ``name`` is the corpus's client-visible name (sources ``corpus:<name>``, errors ``<name>:<line>``).
+        """
+        return self._run(iter_corpus(path, self.cfg.max_doc_chars, name=name), tenant, progress)
 
     def ingest_documents(
         self, docs: Iterable[Document], tenant: str, *, progress: Progress | None = None
@@ -136,10 +176,16 @@ class Ingestor:
         return self._run(docs, tenant, progress)
 
     def delete_document(self, doc_id: str, tenant: str) -> bool:
-        """Remove a document from the store, the sinks and the manifest; False if it was not there."""
+        """Remove a document from the store, the sinks and the manifest; False if it was not there.
+
+        A document the manifest does not know is still removed from the store and every sink (an
+        orphan left by an older version); the answer is True when the store held points of it.
+        """
         self.recover(tenant)
         if self.manifest.get(tenant, doc_id) is None:
-            return False
+            orphan = self.store.count(tenant, doc_id=doc_id) > 0
+            self._purge(tenant, doc_id)
+            return orphan
         self.manifest.begin_delete(tenant, doc_id)
         self._purge(tenant, doc_id)
         return True
@@ -151,18 +197,33 @@ class Ingestor:
             for e in self.manifest.committed(tenant)
         ]
 
-    def recover(self, tenant: str) -> int:
-        """Finish or undo writes a crash left pending; returns how many documents needed it."""
+    def recover(self, tenant: str, *, roll_forward: bool = True) -> int:
+        """Finish or undo writes a crash left pending; returns how many documents needed it.
+
+        A replace that got past dropping its old version is finished (``roll_forward``) rather than
+        removed: every sink holds the new version and all its points are written.
+        """
         pending = self.manifest.pending(tenant)
         for e in pending:
-            if e.content_hash is not None:  # crashed before the old version was touched: drop the new points
-                self.store.delete_ids(tenant, e.pending_point_ids)
-                self.manifest.abort(tenant, e.doc_id)
-            elif e.pending_hash != DELETING and self._all_live(tenant, e.doc_id, e.pending_point_ids):
-                self.manifest.commit(tenant, [e.doc_id], [len(e.pending_point_ids)])  # only the commit was missing
-            else:  # the document was half-replaced or half-deleted: remove it everywhere
-                self._purge(tenant, e.doc_id)
+            try:
+                self._recover_one(tenant, e, roll_forward=roll_forward)
+            except Exception as exc:  # a store or sink still failing: the row stays pending for the next try
+                log.warning("recovering %r of tenant %r failed, retried later: %s", e.doc_id, tenant, exc)
         return len(pending)
+
+    def _recover_one(self, tenant: str, e: ManifestEntry, *, roll_forward: bool) -> None:
+        if e.pending_hash == DELETING:  # half-deleted: finish the delete
+            self._purge(tenant, e.doc_id)
+        elif e.content_hash is not None:
+            self._undo(tenant, e)  # the committed version is intact in the store: back to it everywhere
+        elif roll_forward and e.document is not None and e.pending_document is not None and e.pending_point_ids:
+            self.store.delete_ids(tenant, e.point_ids)  # half-replaced: finish it (the old version's rest goes)
+            self.store.set_live(tenant, e.pending_point_ids)
+            self.manifest.commit(tenant, [e.doc_id], [len(e.pending_point_ids)])
+        elif self._all_live(tenant, e.doc_id, e.pending_point_ids):
+            self.manifest.commit(tenant, [e.doc_id], [len(e.pending_point_ids)])  # only the commit was missing
+        else:  # new, or half-replaced (its old version was being dropped): remove it everywhere
+            self._purge(tenant, e.doc_id)
 
     def close(self) -> None:
         """Close the manifest (the store is shared and closed by its owner)."""
@@ -210,17 +271,23 @@ class Ingestor:
             report.failed.extend(IngestFailure(source=p.doc.source, error=f"embedding failed: {exc}") for p in todo)
             return
         self.manifest.begin(
-            tenant, [PendingWrite(p.doc.id, p.doc.title, p.doc.source, p.version, p.point_ids) for p in todo]
+            tenant,
+            [
+                PendingWrite(p.doc.id, p.doc.title, p.doc.source, p.version, p.point_ids, p.doc.model_dump_json())
+                for p in todo
+            ],
         )
         try:
             self.store.upsert(tenant, self._points(todo, vectors))
             todo = self._feed_sinks(todo, tenant, report)
+            if not todo:
+                return
             replaced = [p for p in todo if p.old_point_ids is not None]
             self.manifest.drop_committed(tenant, [p.doc.id for p in replaced])
             self.store.delete_ids(tenant, [i for p in replaced for i in p.old_point_ids or []])
             self.store.set_live(tenant, [i for p in todo for i in p.point_ids])
-        except VectorStoreError as exc:
-            self.recover(tenant)
+        except VectorStoreError as exc:  # the store refuses now: put everything of this batch back, if it can
+            self.recover(tenant, roll_forward=False)
             report.failed.extend(IngestFailure(source=p.doc.source, error=str(exc)) for p in todo)
             return
         self.manifest.commit(tenant, [p.doc.id for p in todo], [len(p.chunks) for p in todo])
@@ -239,7 +306,7 @@ class Ingestor:
             error = f"document has {len(doc.text):,} chars, over the {self.cfg.max_doc_chars:,} limit"
             report.failed.append(IngestFailure(source=doc.source, error=error))
             return None
-        chunks = chunk_document(doc, target_tokens=self.cfg.chunk_tokens, overlap=self.cfg.chunk_overlap)
+        chunks = self._chunks(doc)
         if not chunks:
             report.failed.append(IngestFailure(source=doc.source, error=f"document {doc.id!r} has no text"))
             return None
@@ -258,19 +325,40 @@ class Ingestor:
         return points
 
     def _feed_sinks(self, todo: list[_Prepared], tenant: str, report: IngestReport) -> list[_Prepared]:
-        """Give each document to every sink; a document a sink refuses is rolled back and reported."""
+        """Give each document to every sink; a document a sink refuses is undone in every store and reported."""
         kept: list[_Prepared] = []
         for p in todo:
             try:
                 for sink in self.sinks:
                     sink.upsert(tenant, p.doc, p.chunks)
             except Exception as exc:
-                self.store.delete_ids(tenant, p.point_ids)
-                self.manifest.abort(tenant, p.doc.id)
-                report.failed.append(IngestFailure(source=p.doc.source, error=f"{type(sink).__name__} failed: {exc}"))
+                error = f"{type(sink).__name__} failed: {exc}"
+                entry = self.manifest.get(tenant, p.doc.id)
+                try:
+                    if entry is not None:
+                        self._undo(tenant, entry)
+                except Exception as undo_exc:  # left pending: recovery tries again before the next write
+                    log.warning("undoing %r of tenant %r failed (recovery retries): %s", p.doc.id, tenant, undo_exc)
+                    error += "; the previous version is restored on the next ingest"
+                report.failed.append(IngestFailure(source=p.doc.source, error=error))
                 continue
             kept.append(p)
         return kept
+
+    def _undo(self, tenant: str, entry: ManifestEntry) -> None:
+        """Back to the committed version everywhere: sinks restored (or cleared), new points deleted, row aborted."""
+        self.store.delete_ids(tenant, entry.pending_point_ids)
+        old = Document.model_validate_json(entry.document) if entry.document else None
+        if entry.content_hash is not None and old is None:
+            log.warning("no stored copy of %r (tenant %r): its sinks are left as they are", entry.doc_id, tenant)
+        elif old is not None and entry.content_hash is not None:
+            chunks = self._chunks(old)
+            for sink in self.sinks:
+                sink.upsert(tenant, old, chunks)
+        else:
+            for sink in self.sinks:
+                sink.delete(tenant, entry.doc_id)
+        self.manifest.abort(tenant, entry.doc_id)
 
     def _purge(self, tenant: str, doc_id: str) -> None:
         """Delete every trace of a document, then its manifest row."""
@@ -279,20 +367,43 @@ class Ingestor:
             sink.delete(tenant, doc_id)
         self.manifest.remove(tenant, doc_id)
 
+    def _chunks(self, doc: Document) -> list[Chunk]:
+        return chunk_document(doc, target_tokens=self.cfg.chunk_tokens, overlap=self.cfg.chunk_overlap)
+
     def _all_live(self, tenant: str, doc_id: str, ids: Sequence[str]) -> bool:
         return bool(ids) and self.store.count(tenant, live=True, doc_id=doc_id) == len(ids) == self.store.count(
             tenant, doc_id=doc_id
         )
+
+    def _load_named(self, paths: Sequence[Path], names: Sequence[str], tenant: str) -> Iterator[Document | LoadError]:
+        """Uploaded files under their client names: ids from (tenant, name), the name as source and in errors."""
+        for path, name in zip(paths, names, strict=True):
+            if path.suffix.lower() == CORPUS_SUFFIX:
+                yield from iter_corpus(path, self.cfg.max_doc_chars, name=name)
+                continue
+            doc = self._load_one(path)
+            if isinstance(doc, LoadError):
+                yield LoadError(name, doc.reason)
+                continue
+            title = PurePosixPath(name).stem if doc.title == path.stem else doc.title
+            yield doc.model_copy(update={"id": upload_doc_id(tenant, name), "source": name, "title": title})
 
     def _load_paths(self, paths: Iterable[Path]) -> Iterator[Document | LoadError]:
         for path in discover(paths):
             if path.suffix.lower() == CORPUS_SUFFIX:
                 yield from iter_corpus(path, self.cfg.max_doc_chars)
                 continue
-            try:
-                yield load_file(path, max_bytes=self.cfg.max_file_bytes, max_doc_chars=self.cfg.max_doc_chars)
-            except LoadError as exc:
-                yield exc
+            yield self._load_one(path)
+
+    def _load_one(self, path: Path) -> Document | LoadError:
+        """One file's document, or why not: a loader's unexpected exception is this file's error, not the job's."""
+        try:
+            return load_file(path, max_bytes=self.cfg.max_file_bytes, max_doc_chars=self.cfg.max_doc_chars)
+        except LoadError as exc:
+            return exc
+        except Exception as exc:  # a parser bug on hostile input (pypdf, markdown-it): this file only
+            log.warning("loading %s failed", path, exc_info=True)
+            return LoadError(str(path), f"could not be read ({type(exc).__name__})")
 
     def _bm25(self) -> tuple[float, float, float]:
         return (self.cfg.bm25_k1, self.cfg.bm25_b, self.cfg.bm25_avg_len)

@@ -4,6 +4,10 @@ A row's ``content_hash`` is the committed version (its points are live in the ve
 ``pending_hash`` is set while a new version is being written (or the document deleted). A row with
 a pending hash after a crash tells recovery exactly which points to remove: the pending version's
 (while the committed one is intact) or the whole document's (once the committed one was dropped).
+
+``document`` keeps the committed version's ``Document`` (JSON) and ``pending_document`` the one being
+written: the sinks (graph, trees) hold one version of a document, so undoing a write that reached them
+means feeding them the committed version again.
 """
 
 from __future__ import annotations
@@ -30,9 +34,13 @@ CREATE TABLE IF NOT EXISTS documents (
   pending_point_ids TEXT NOT NULL DEFAULT '[]',
   chunks INTEGER NOT NULL DEFAULT 0,
   updated_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP,
+  document TEXT,
+  pending_document TEXT,
   PRIMARY KEY (tenant, doc_id)
 )
 """
+_ADDED_COLUMNS = {"document": "TEXT", "pending_document": "TEXT"}
+"""Columns newer than the first schema, added to older manifests on open."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +57,10 @@ class ManifestEntry:
     pending_point_ids: list[str]
     chunks: int
     updated_at: str
+    document: str | None = None
+    """The committed version's ``Document`` as JSON (None for rows written before it was kept)."""
+    pending_document: str | None = None
+    """The pending version's ``Document`` as JSON."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +72,8 @@ class PendingWrite:
     source: str
     content_hash: str
     point_ids: list[str]
+    document: str | None = None
+    """The version's ``Document`` as JSON."""
 
 
 class Manifest:
@@ -70,6 +84,10 @@ class Manifest:
         self._db = sqlite3.connect(path, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(_SCHEMA)
+        have = {r[1] for r in self._db.execute("PRAGMA table_info(documents)")}
+        for name, kind in _ADDED_COLUMNS.items():
+            if name not in have:
+                self._db.execute(f"ALTER TABLE documents ADD COLUMN {name} {kind}")
         self._db.commit()
         self._lock = threading.Lock()
 
@@ -88,13 +106,15 @@ class Manifest:
 
     def begin(self, tenant: str, writes: Sequence[PendingWrite]) -> None:
         """Record the versions about to be written, before any point is."""
-        rows = [(tenant, w.doc_id, w.title, w.source, w.content_hash, json.dumps(w.point_ids)) for w in writes]
+        rows = [
+            (tenant, w.doc_id, w.title, w.source, w.content_hash, json.dumps(w.point_ids), w.document) for w in writes
+        ]
         with self._lock, self._db:
             self._db.executemany(
-                "INSERT INTO documents (tenant, doc_id, title, source, pending_hash, pending_point_ids) "
-                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, doc_id) DO UPDATE SET "
+                "INSERT INTO documents (tenant, doc_id, title, source, pending_hash, pending_point_ids, "
+                "pending_document) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, doc_id) DO UPDATE SET "
                 "title = excluded.title, source = excluded.source, pending_hash = excluded.pending_hash, "
-                "pending_point_ids = excluded.pending_point_ids",
+                "pending_point_ids = excluded.pending_point_ids, pending_document = excluded.pending_document",
                 rows,
             )
 
@@ -102,16 +122,17 @@ class Manifest:
         """Mark a document as being deleted (its committed version is going away)."""
         with self._lock, self._db:
             self._db.execute(
-                "UPDATE documents SET content_hash = NULL, point_ids = '[]', pending_hash = ? "
+                "UPDATE documents SET content_hash = NULL, point_ids = '[]', document = NULL, pending_hash = ? "
                 "WHERE tenant = ? AND doc_id = ?",
                 (DELETING, tenant, doc_id),
             )
 
     def drop_committed(self, tenant: str, doc_ids: Sequence[str]) -> None:
-        """Forget the committed versions whose points are about to be deleted."""
+        """Forget the committed versions whose points are about to be deleted (every sink holds the pending
+        one by now); ``point_ids`` and ``document`` stay until the commit, so recovery can finish the job."""
         with self._lock, self._db:
             self._db.executemany(
-                "UPDATE documents SET content_hash = NULL, point_ids = '[]' WHERE tenant = ? AND doc_id = ?",
+                "UPDATE documents SET content_hash = NULL WHERE tenant = ? AND doc_id = ?",
                 [(tenant, d) for d in doc_ids],
             )
 
@@ -120,7 +141,8 @@ class Manifest:
         with self._lock, self._db:
             self._db.executemany(
                 "UPDATE documents SET content_hash = pending_hash, point_ids = pending_point_ids, "
-                "pending_hash = NULL, pending_point_ids = '[]', chunks = ?, updated_at = CURRENT_TIMESTAMP "
+                "document = pending_document, pending_hash = NULL, pending_point_ids = '[]', "
+                "pending_document = NULL, chunks = ?, updated_at = CURRENT_TIMESTAMP "
                 "WHERE tenant = ? AND doc_id = ?",
                 [(n, tenant, d) for d, n in zip(doc_ids, chunks, strict=True)],
             )
@@ -129,7 +151,8 @@ class Manifest:
         """Forget a pending version; drop the row if nothing is committed."""
         with self._lock, self._db:
             self._db.execute(
-                "UPDATE documents SET pending_hash = NULL, pending_point_ids = '[]' WHERE tenant = ? AND doc_id = ?",
+                "UPDATE documents SET pending_hash = NULL, pending_point_ids = '[]', pending_document = NULL "
+                "WHERE tenant = ? AND doc_id = ?",
                 (tenant, doc_id),
             )
             self._db.execute(
@@ -150,10 +173,12 @@ class Manifest:
         with self._lock:
             rows = self._db.execute(
                 "SELECT tenant, doc_id, title, source, content_hash, point_ids, pending_hash, pending_point_ids, "
-                f"chunks, updated_at FROM documents WHERE {where}",
+                f"chunks, updated_at, document, pending_document FROM documents WHERE {where}",
                 params,
             ).fetchall()
         return [
-            ManifestEntry(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6], json.loads(r[7]), r[8], r[9])
+            ManifestEntry(
+                r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6], json.loads(r[7]), r[8], r[9], r[10], r[11]
+            )
             for r in rows
         ]

@@ -8,7 +8,10 @@ from typing import Any
 
 from knowledge.manifest import DELETING, ManifestEntry, PendingWrite
 
-_COLUMNS = "tenant, doc_id, title, source, content_hash, point_ids, pending_hash, pending_point_ids, chunks, updated_at"
+_COLUMNS = (
+    "tenant, doc_id, title, source, content_hash, point_ids, pending_hash, pending_point_ids, chunks, updated_at, "
+    "document, pending_document"
+)
 _NOW = "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')"
 
 
@@ -45,27 +48,30 @@ class PgManifest:
 
     def begin(self, tenant: str, writes: Sequence[PendingWrite]) -> None:
         """Record the versions about to be written, before any point is."""
-        rows = [(tenant, w.doc_id, w.title, w.source, w.content_hash, json.dumps(w.point_ids)) for w in writes]
+        rows = [
+            (tenant, w.doc_id, w.title, w.source, w.content_hash, json.dumps(w.point_ids), w.document) for w in writes
+        ]
         self._many(
-            "INSERT INTO documents (tenant, doc_id, title, source, pending_hash, pending_point_ids) "
-            "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (tenant, doc_id) DO UPDATE SET "
+            "INSERT INTO documents (tenant, doc_id, title, source, pending_hash, pending_point_ids, pending_document) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (tenant, doc_id) DO UPDATE SET "
             "title = excluded.title, source = excluded.source, pending_hash = excluded.pending_hash, "
-            "pending_point_ids = excluded.pending_point_ids",
+            "pending_point_ids = excluded.pending_point_ids, pending_document = excluded.pending_document",
             rows,
         )
 
     def begin_delete(self, tenant: str, doc_id: str) -> None:
         """Mark a document as being deleted (its committed version is going away)."""
         self._many(
-            "UPDATE documents SET content_hash = NULL, point_ids = '[]', pending_hash = %s "
+            "UPDATE documents SET content_hash = NULL, point_ids = '[]', document = NULL, pending_hash = %s "
             "WHERE tenant = %s AND doc_id = %s",
             [(DELETING, tenant, doc_id)],
         )
 
     def drop_committed(self, tenant: str, doc_ids: Sequence[str]) -> None:
-        """Forget the committed versions whose points are about to be deleted."""
+        """Forget the committed versions whose points are about to be deleted (every sink holds the pending
+        one by now); ``point_ids`` and ``document`` stay until the commit, so recovery can finish the job."""
         self._many(
-            "UPDATE documents SET content_hash = NULL, point_ids = '[]' WHERE tenant = %s AND doc_id = %s",
+            "UPDATE documents SET content_hash = NULL WHERE tenant = %s AND doc_id = %s",
             [(tenant, d) for d in doc_ids],
         )
 
@@ -73,7 +79,8 @@ class PgManifest:
         """Make the pending versions the committed ones."""
         self._many(
             "UPDATE documents SET content_hash = pending_hash, point_ids = pending_point_ids, "
-            f"pending_hash = NULL, pending_point_ids = '[]', chunks = %s, updated_at = {_NOW} "
+            "document = pending_document, pending_hash = NULL, pending_point_ids = '[]', pending_document = NULL, "
+            f"chunks = %s, updated_at = {_NOW} "
             "WHERE tenant = %s AND doc_id = %s",
             [(n, tenant, d) for d, n in zip(doc_ids, chunks, strict=True)],
         )
@@ -82,7 +89,8 @@ class PgManifest:
         """Forget a pending version; drop the row if nothing is committed."""
         with self._pool.connection() as conn, conn.transaction():
             conn.execute(
-                "UPDATE documents SET pending_hash = NULL, pending_point_ids = '[]' WHERE tenant = %s AND doc_id = %s",
+                "UPDATE documents SET pending_hash = NULL, pending_point_ids = '[]', pending_document = NULL "
+                "WHERE tenant = %s AND doc_id = %s",
                 (tenant, doc_id),
             )
             conn.execute(
@@ -102,6 +110,8 @@ class PgManifest:
         with self._pool.connection() as conn:
             rows = conn.execute(f"SELECT {_COLUMNS} FROM documents WHERE {where}", params).fetchall()
         return [
-            ManifestEntry(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6], json.loads(r[7]), r[8], r[9])
+            ManifestEntry(
+                r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6], json.loads(r[7]), r[8], r[9], r[10], r[11]
+            )
             for r in rows
         ]

@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -66,10 +66,10 @@ def serve(port: int, data_dir: str) -> None:
         yield env(Done(status="ok"))
 
     class NoDocs:
-        async def ingest_paths(self, paths: object, *, tenant: str) -> IngestResult:
+        async def ingest_paths(self, paths: object, *, tenant: str, names: Sequence[str] | None = None) -> IngestResult:
             return IngestResult(documents=0, chunks=0)
 
-        async def ingest_corpus(self, path: object, *, tenant: str) -> IngestResult:
+        async def ingest_corpus(self, path: object, *, tenant: str, name: str | None = None) -> IngestResult:
             return IngestResult(documents=0, chunks=0)
 
         async def list_documents(self, *, tenant: str) -> list[DocumentInfo]:

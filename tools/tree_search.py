@@ -12,6 +12,7 @@ sections with their numbered paths and the navigator's reasons.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -129,7 +130,7 @@ class TreeSearchTool:
         if unknown:
             raise ToolError(f"tree_search filters only on 'doc_id'; got {sorted(unknown)!r}")
         run = _Run(query, k, max(1, self.config.max_depth * self.config.beam))
-        trees = self._candidates(run, (filters or {}).get("doc_id"))
+        trees = await asyncio.to_thread(self._candidates, run, (filters or {}).get("doc_id"))  # SQLite off the loop
         if len(trees) == 1:
             await self._open(run, _Entry(trees[0], trees[0].root, ""), [], 0)
         elif trees:
@@ -139,10 +140,14 @@ class TreeSearchTool:
         run.trace.seconds = time.perf_counter() - started
         if run.failed and not run.hits:
             raise ToolError(f"tree_search stopped: {run.failed}")
+        return await asyncio.to_thread(self._results, run, k), run.trace
+
+    def _results(self, run: _Run, k: int) -> list[Evidence]:
+        """The hits as evidence (section text and chunk ids read from the store), backfilled up to ``k``."""
         evidence = [self._evidence(h, rank) for rank, h in enumerate(run.hits[:k], start=1)]
         if self.config.backfill and len(evidence) < k:
             evidence += self._backfill(run, evidence, k)
-        return evidence, run.trace
+        return evidence
 
     # -- navigation ----------------------------------------------------------------------------
 
@@ -221,7 +226,7 @@ class TreeSearchTool:
         """The navigator's valid picks; a reply naming unknown entries is retried once, then the search stops."""
         views = [self._view(e) for e in options]
         by_key = {e.key: e for e in options}
-        hints = self._hints(run.question, options) if self.config.lexical_hints else ""
+        hints = await asyncio.to_thread(self._hints, run.question, options) if self.config.lexical_hints else ""
         note = ""
         for attempt in range(2):
             run.trace.calls += 1

@@ -45,6 +45,21 @@ class DocumentList(BaseModel):
     documents: list[DocumentView]
 
 
+def client_name(name: str | None) -> str:
+    """The name a file is known by to its tenant: the client's name, unprintable characters dropped, as
+    a relative path with ``.`` and ``..`` resolved and never above its top (``../../x.md`` is ``x.md``,
+    ``a\\b/../c.md`` is ``a/c.md``)."""
+    parts: list[str] = []
+    for part in re.split(r"[\\/]+", "".join(ch for ch in name or "" if ch.isprintable())):
+        part = part.strip()
+        if part == "..":
+            if parts:
+                parts.pop()
+        elif part not in ("", "."):
+            parts.append(part)
+    return "/".join(parts)
+
+
 def _safe_name(name: str | None, index: int) -> str:
     base = FsPath(name or "").name
     cleaned = _UNSAFE.sub("_", base).strip("._") or f"file{index}"
@@ -55,7 +70,10 @@ def _check_corpus(data: bytes, name: str) -> None:
     for lineno, line in enumerate(data.decode("utf-8", errors="strict").splitlines(), 1):
         if not line.strip():
             continue
-        record = json.loads(line)
+        try:
+            record = json.loads(line)
+        except RecursionError:
+            raise ValueError(f"line {lineno}: JSON nested too deeply") from None
         if not isinstance(record, dict) or not isinstance(record.get("text"), str):
             raise ValueError(f"{name!r} line {lineno}: each line must be a JSON object with a 'text' string")
 
@@ -90,12 +108,17 @@ async def upload_documents(
     if not files or len(files) > 100:
         raise APIError(422, "invalid_request", "send between 1 and 100 files")
     contents = [await _read_upload(state, f) for f in files]
-    job = state.jobs.create(tenant, [f.filename or "" for f in files])
+    names = [client_name(f.filename) for f in files]
+    for name, upload in zip(names, files, strict=True):
+        if not FsPath(name).stem:
+            raise APIError(422, "invalid_request", f"file {upload.filename!r} has no usable name")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise APIError(422, "invalid_request", f"file names must be unique in one upload; sent twice: {twice}")
+    job = state.jobs.create(tenant, names)
     if state.queue is not None:  # a durable queue: a `waypoint worker` ingests it (api.ingest_queue)
         try:
-            await state.queue.submit(
-                job.id, tenant, [(f.filename or "", d) for f, d in zip(files, contents, strict=True)]
-            )
+            await state.queue.submit(job.id, tenant, list(zip(names, contents, strict=True)))
         except Exception as exc:
             log.exception("could not queue ingest job %s", job.id)
             state.jobs.finish(job.id, error=f"could not queue the job: {type(exc).__name__}")
@@ -108,22 +131,25 @@ async def upload_documents(
         path = folder / _safe_name(upload.filename, i)
         path.write_bytes(data)
         paths.append(path)
-    task = asyncio.create_task(_run_job(state, job.id, tenant, paths, folder))
+    task = asyncio.create_task(_run_job(state, job.id, tenant, paths, names, folder))
     state.tasks.add(task)
     task.add_done_callback(state.tasks.discard)
     return job
 
 
-async def _run_job(state: AppState, job_id: str, tenant: str, paths: list[FsPath], folder: FsPath) -> None:
+async def _run_job(
+    state: AppState, job_id: str, tenant: str, paths: list[FsPath], names: list[str], folder: FsPath
+) -> None:
     state.jobs.set_running(job_id)
     docs = state.deps.documents
     try:
-        corpora = [p for p in paths if p.suffix.lower() == CORPUS_SUFFIX]
-        others = [p for p in paths if p.suffix.lower() != CORPUS_SUFFIX]
+        named = list(zip(paths, names, strict=True))
+        corpora = [(p, n) for p, n in named if p.suffix.lower() == CORPUS_SUFFIX]
+        others = [(p, n) for p, n in named if p.suffix.lower() != CORPUS_SUFFIX]
         totals = {"documents": 0, "chunks": 0, "skipped": 0, "errors": []}
-        results = [await docs.ingest_corpus(p, tenant=tenant) for p in corpora]
+        results = [await docs.ingest_corpus(p, tenant=tenant, name=n) for p, n in corpora]
         if others:
-            results.append(await docs.ingest_paths(others, tenant=tenant))
+            results.append(await docs.ingest_paths([p for p, _ in others], tenant=tenant, names=[n for _, n in others]))
         for r in results:
             for key, value in asdict(r).items():
                 totals[key] += value

@@ -49,7 +49,9 @@ def open_graph(settings: Settings) -> GraphRuntime:
         )
         host, port, password = "127.0.0.1", server.start(), None
 
+    revive = server.revive if server is not None else None
+
     def falkordb_store() -> GraphStore:
-        return FalkorDBStore(host, port, graph_prefix=fk.graph_prefix, password=password)
+        return FalkorDBStore(host, port, graph_prefix=fk.graph_prefix, password=password, revive=revive)
 
     return GraphRuntime(falkordb_store(), falkordb_store, server)

@@ -7,7 +7,8 @@ syntax), the unique constraint (``GRAPH.CONSTRAINT``), and undirected shortest p
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import redis.exceptions
@@ -38,7 +39,18 @@ class FalkorDBStore(CypherGraphStore):
 
     backend = "falkordb"
 
-    def __init__(self, host: str, port: int, *, graph_prefix: str = "waypoint", password: str | None = None) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        graph_prefix: str = "waypoint",
+        password: str | None = None,
+        revive: Callable[[], bool] | None = None,
+    ) -> None:
+        """``revive`` (blocking) is called once when the server is unreachable: True means it was started
+        again on the same address and the query is retried (the embedded server shared with another process)."""
+        self._revive = revive
         self._connect = {"host": host, "port": port, "password": password}
         self._db_client: FalkorDB | None = None
         self._prefix = graph_prefix
@@ -59,6 +71,14 @@ class FalkorDBStore(CypherGraphStore):
         return f"{self._prefix}_{check_tenant(tenant)}"
 
     async def _call(self, tenant: str, query: str, params: dict[str, Any]) -> Any:
+        try:
+            return await self._query(tenant, query, params)
+        except GraphStoreUnavailable:
+            if self._revive is None or not await asyncio.to_thread(self._revive):
+                raise
+            return await self._query(tenant, query, params)
+
+    async def _query(self, tenant: str, query: str, params: dict[str, Any]) -> Any:
         graph = self._db.select_graph(self.graph_name(tenant))
         try:
             return await graph.query(query, params)

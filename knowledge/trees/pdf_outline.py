@@ -2,25 +2,28 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Any
 
 from pypdf import PdfReader
 from pypdf.errors import PdfReadError
 
+from knowledge.loaders.pdf import outline_entries
 from knowledge.models import Document, Section
 
 
 def pdf_outline(doc: Document) -> list[Section] | None:
-    """Outline entries as sections (level, title, start of their page); None when there is no usable outline."""
-    if doc.mime != "application/pdf" or not Path(doc.source).is_file():
+    """Outline entries as sections (level, title, start of their page); None when there is no usable outline.
+
+    The PDF loader keeps the outline in ``doc.metadata["outline"]``; a document loaded without it is
+    read from ``doc.source`` when that is still a file.
+    """
+    if doc.mime != "application/pdf":
+        return None
+    entries = _entries(doc)
+    if not entries:
         return None
     page_start = {s.page: s.start for s in doc.sections if s.page is not None}
-    try:
-        reader = PdfReader(doc.source)
-        entries = _flatten(reader, reader.outline, 1)
-    except (PdfReadError, ValueError, KeyError, TypeError, OSError):
-        return None
     marks = [(level, title, page_start[page], page) for level, title, page in entries if page in page_start]
     if not marks:
         return None
@@ -32,15 +35,17 @@ def pdf_outline(doc: Document) -> list[Section] | None:
     return sections
 
 
-def _flatten(reader: PdfReader, items: Any, level: int) -> list[tuple[int, str, int]]:
-    """``(level, title, 1-based page)`` of every outline entry, depth first."""
-    out: list[tuple[int, str, int]] = []
-    for item in items:
-        if isinstance(item, list):
-            out.extend(_flatten(reader, item, level + 1))
-            continue
-        page = reader.get_destination_page_number(item)
-        title = str(getattr(item, "title", "") or "").strip()
-        if page is not None and page >= 0 and title:
-            out.append((level, title, page + 1))
-    return out
+def _entries(doc: Document) -> list[tuple[int, str, int]]:
+    kept = doc.metadata.get("outline")
+    if kept is not None:
+        try:
+            return [(int(level), str(title), int(page)) for level, title, page in json.loads(kept)]
+        except (ValueError, TypeError):
+            return []
+    if not Path(doc.source).is_file():
+        return []
+    try:
+        reader = PdfReader(doc.source)
+        return outline_entries(reader, reader.outline, 1)
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError, RecursionError):
+        return []

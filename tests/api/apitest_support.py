@@ -90,14 +90,16 @@ class MemoryDocuments:
     docs: dict[str, dict[str, DocumentInfo]] = field(default_factory=dict)
     fail: bool = False
 
-    async def ingest_paths(self, paths: Sequence[Path], *, tenant: str) -> IngestResult:
+    async def ingest_paths(
+        self, paths: Sequence[Path], *, tenant: str, names: Sequence[str] | None = None
+    ) -> IngestResult:
         if self.fail:
             raise RuntimeError("ingest broke")
         for p in paths:
             self.docs.setdefault(tenant, {})[p.stem] = DocumentInfo(id=p.stem, title=p.stem, source=str(p), chunks=1)
         return IngestResult(documents=len(paths), chunks=len(paths))
 
-    async def ingest_corpus(self, path: Path, *, tenant: str) -> IngestResult:
+    async def ingest_corpus(self, path: Path, *, tenant: str, name: str | None = None) -> IngestResult:
         lines = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
         for rec in lines:
             self.docs.setdefault(tenant, {})[rec["id"]] = DocumentInfo(id=rec["id"], title=rec.get("title", ""))

@@ -112,3 +112,49 @@ def test_a_single_overlong_word_run_is_cut_at_the_target() -> None:
 def test_bad_parameters_are_refused(target: int, overlap: float) -> None:
     with pytest.raises(ValueError):
         chunk_document(_doc("text"), target_tokens=target, overlap=overlap)
+
+
+def _cjk(n: int) -> str:
+    han = "海灯塔守望者建造了港口城市的北方岬角"
+    return "".join(han[i % len(han)] + ("。" if i % 40 == 39 else "") for i in range(n))
+
+
+def _base64(n: int) -> str:
+    import base64
+    import hashlib
+
+    raw = b"".join(hashlib.sha256(str(i).encode()).digest() for i in range(n // 40 + 1))
+    return base64.b64encode(raw).decode()[:n]
+
+
+@pytest.mark.parametrize("kind", ["cjk", "base64", "mixed"])
+def test_text_without_spaces_is_capped_in_characters(kind: str) -> None:
+    text = {
+        "cjk": _cjk(20_000),
+        "base64": _base64(30_000),
+        "mixed": f"Intro words here. {_base64(9_000)} 東京 {_cjk(5_000)} closing words.",
+    }[kind]
+    doc = _doc(text)
+    chunks = chunk_document(doc, target_tokens=256, overlap=0.15)
+    assert len(chunks) > 5
+    assert max(len(c.text) for c in chunks) <= 8 * 256
+    for c in chunks:
+        assert doc.text[c.start : c.end] == c.text
+    covered = set().union(*(range(c.start, c.end) for c in chunks))
+    assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())
+    if kind == "cjk":  # one CJK character is about one LLM token: a chunk holds about the target of them
+        assert max(len(c.text) for c in chunks) <= 256 + 256 // 40 + 1
+
+
+def test_an_explicit_character_cap_bounds_every_chunk() -> None:
+    doc = _doc(" ".join(["word"] * 50 + ["y" * 500] + ["word"] * 50))
+    chunks = chunk_document(doc, target_tokens=100, overlap=0.1, max_chars=120)
+    assert max(len(c.text) for c in chunks) <= 120
+    assert "".join(doc.text[c.start : c.end] for c in chunks).count("y") >= 500
+
+
+def test_ordinary_text_chunks_as_before_the_character_cap() -> None:
+    doc = _doc(_words(1000))
+    capped = chunk_document(doc, target_tokens=100, overlap=0.15)
+    assert all(len(c.text.split()) <= 100 for c in capped)
+    assert capped == chunk_document(doc, target_tokens=100, overlap=0.15, max_chars=10**9)

@@ -176,10 +176,12 @@ def agent_run_fn(deps: Deps) -> RunFn:
 class NoDocuments:
     """Documents double: the viewer never touches documents."""
 
-    async def ingest_paths(self, paths: Sequence[Path], *, tenant: str) -> IngestResult:
+    async def ingest_paths(
+        self, paths: Sequence[Path], *, tenant: str, names: Sequence[str] | None = None
+    ) -> IngestResult:
         raise AssertionError("not used")
 
-    async def ingest_corpus(self, path: Path, *, tenant: str) -> IngestResult:
+    async def ingest_corpus(self, path: Path, *, tenant: str, name: str | None = None) -> IngestResult:
         raise AssertionError("not used")
 
     async def list_documents(self, *, tenant: str) -> list[DocumentInfo]:

@@ -191,3 +191,16 @@ def _md(text: str) -> list[Section]:
     from knowledge.loaders.markdown import markdown_sections
 
     return markdown_sections(text)
+
+
+def test_pdf_outline_is_kept_with_the_document_once_the_file_is_gone(tmp_path: Path) -> None:
+    pages = ["Welcome to the report.", "Revenue grew in spring.", "Costs fell sharply."]
+    path = write_pdf(tmp_path / "upload.pdf", pages, [("Introduction", 0, 1), ("Results", 1, 1), ("Costs", 2, 2)])
+    doc = load_file(path, **LIMITS).model_copy(update={"source": "report.pdf"})  # as an upload names it
+    path.unlink()
+    outline = pdf_outline(doc)
+    assert outline is not None and [(s.level, s.title, s.page) for s in outline] == [
+        (1, "Introduction", 1),
+        (1, "Results", 2),
+        (2, "Costs", 3),
+    ]
