@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from graphs.events import Envelope
 from knowledge.settings import Settings
+from tools.base import RetrievalTool
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,6 +84,9 @@ class DocumentService(Protocol):
         ...
 
 
+ToolsFn = Callable[[str], Awaitable[dict[str, RetrievalTool]]]
+"""A tenant's retrieval tools by name (``vector_search``, ``graph_search``, ``tree_search``), opened on first use."""
+
 ReadyCheck = Callable[[], Awaitable[bool]]
 """A readiness probe of one backend (LLM, vector store, graph store)."""
 
@@ -101,6 +105,8 @@ class AppDeps:
     """Tools a run may be restricted to; empty: not checked here."""
     model: str = ""
     """What serves the LLM (shown in ``/readyz``)."""
+    tools: ToolsFn | None = None
+    """The tenant's retrieval tools, for front ends that search without the agent (MCP); None: not offered."""
 
 
 DepsFactory = Callable[[Settings], AbstractAsyncContextManager[AppDeps]]

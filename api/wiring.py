@@ -27,6 +27,7 @@ from knowledge.indexes import Indexes, open_indexes
 from knowledge.ingest import Ingestor, IngestReport
 from knowledge.settings import Settings
 from knowledge.vector_store import open_vector_store
+from tools.base import RetrievalTool
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,10 @@ class TenantAgents:
                 )
                 self._deps[tenant] = await self._stack.enter_async_context(cm)
             return self._deps[tenant]
+
+    async def tools_for(self, tenant: str) -> dict[str, RetrievalTool]:
+        """The tenant's retrieval tools by name (the ``AppDeps.tools`` of this wiring)."""
+        return (await self.deps_for(tenant)).tools
 
     async def run(self, spec: RunSpec) -> AsyncIterator[Envelope]:
         """Run the agent for one request (the API's ``RunFn``)."""
@@ -162,4 +167,5 @@ async def open_app_deps(settings: Settings, *, llm: LLMBackend | None = None) ->
             ready_checks={"llm": llm.health, "vector_store": store_ready},
             tool_names=TOOL_NAMES,
             model=model,
+            tools=agents.tools_for,
         )

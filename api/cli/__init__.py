@@ -11,6 +11,7 @@ from api.cli import eval as eval_cli
 from api.cli import graph as graph_cli
 from api.cli import ingest as ingest_cli
 from api.cli import llm as llm_cli
+from api.cli import mcp as mcp_cli
 from api.cli import serve as serve_cli
 from api.cli import signals
 from api.cli import tree as tree_cli
@@ -29,6 +30,7 @@ app.add_typer(eval_cli.app, name="eval")
 app.add_typer(tree_cli.app, name="tree")
 app.command("serve")(serve_cli.serve)
 app.command("ask")(ask_cli.ask)
+app.command("mcp")(mcp_cli.mcp)
 
 
 @app.callback()
