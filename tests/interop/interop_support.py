@@ -6,11 +6,13 @@ import asyncio
 import json
 import re
 import socket
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import uvicorn
+from fastapi import FastAPI, Request
+from fastapi.responses import StreamingResponse
 from starlette.types import ASGIApp
 
 from agents.llm import CallOptions, LLMBackend, Message
@@ -25,6 +27,10 @@ SAMPLE_KB = REPO / "api" / "sample_kb"
 def sample_documents() -> list[Path]:
     """The sample knowledge base's documents (not its README)."""
     return sorted(p for p in SAMPLE_KB.glob("*.md") if p.name != "README.md")
+
+
+Reply = Callable[[Sequence[Message], CallOptions], str]
+"""A scripted reply: the text for one LLM call."""
 
 
 def j(**fields: object) -> str:
@@ -86,3 +92,27 @@ async def serve(app: ASGIApp) -> AsyncIterator[str]:
         server.should_exit = True
         await task
         sock.close()
+
+
+def stub_llm_app(reply: Reply) -> ASGIApp:
+    """An OpenAI-compatible ``/v1`` server whose replies come from ``reply`` (as the scripted double's do), streamed."""
+    app = FastAPI()
+
+    @app.get("/v1/models")
+    async def models() -> dict[str, object]:
+        return {"object": "list", "data": [{"id": "stub", "object": "model"}]}
+
+    @app.post("/v1/chat/completions")
+    async def chat(request: Request) -> StreamingResponse:
+        body = await request.json()
+        schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
+        text = reply(body["messages"], CallOptions(json_schema=schema))
+        chunks = [
+            {"model": "stub", "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]},
+            {"model": "stub", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+            {"model": "stub", "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": len(text.split())}},
+        ]
+        lines = [f"data: {json.dumps(c)}\n\n" for c in chunks] + ["data: [DONE]\n\n"]
+        return StreamingResponse(iter(lines), media_type="text/event-stream")
+
+    return app
