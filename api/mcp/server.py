@@ -150,6 +150,11 @@ def build_server(state: AppState, access: Access, paths: PathPolicy) -> MCPServe
             raise MCPToolError(str(exc)) from exc
         return SearchResult(tool=tool, query=query, passages=found)
 
+    def paths_checked(raw: list[str]) -> list[Path]:
+        if not raw:
+            raise IngestRefused("paths is empty")
+        return paths.check(raw)
+
     @server.tool(title="Add documents")
     async def ingest(
         ctx: Context[Any, Any],
@@ -182,11 +187,6 @@ def build_server(state: AppState, access: Access, paths: PathPolicy) -> MCPServe
         if others:
             results.append(await docs.ingest_paths(others, tenant=tenant))
         return _sum(results)
-
-    def paths_checked(raw: list[str]) -> list[Path]:
-        if not raw:
-            raise IngestRefused("paths is empty")
-        return paths.check(raw)
 
     @server.tool(title="List documents")
     async def list_documents(ctx: Context[Any, Any]) -> DocumentList:
