@@ -103,7 +103,8 @@ def build_server(state: AppState, access: Access, paths: PathPolicy) -> MCPServe
         (vector, knowledge-graph and document-tree retrieval), grades what it finds and answers citing the
         passages; progress notifications report each step. Returns the answer, its citations, the run id
         (to look the run up in Waypoint's trace viewer) and the thread id (to ask a follow-up). An answer the
-        knowledge base does not contain comes back with not_found=true instead of a guess."""
+        knowledge base does not contain comes back with not_found=true instead of a guess; a run that failed
+        has status=error and says why in errors."""
         tenant = tenant_of(ctx)
         try:
             run = start_run(

@@ -16,7 +16,7 @@ from interop_support import lighthouse_reply, sample_documents, scripted_factory
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from agents.llm import ScriptedLLM
+from agents.llm import LLMUnavailableError, ScriptedLLM
 from api.mcp.serve import MCP_PATH, http_app, open_state
 from api.state import AppState
 from knowledge.settings import Settings
@@ -24,10 +24,10 @@ from knowledge.settings import Settings
 
 @asynccontextmanager
 async def mcp_http(
-    settings: Settings, *, roots: list[Path] | None = None
+    settings: Settings, *, roots: list[Path] | None = None, llm: ScriptedLLM | None = None
 ) -> AsyncIterator[tuple[str, AppState, ScriptedLLM]]:
     """The MCP HTTP app on a free port over the default wiring with a scripted LLM; yields (url, state, llm)."""
-    llm = ScriptedLLM([lighthouse_reply] * 40)
+    llm = llm or ScriptedLLM([lighthouse_reply] * 40)
     async with (
         open_state(settings, deps_factory=scripted_factory(llm)) as state,
         serve(http_app(state, paths_roots=roots or [])) as base,
@@ -115,6 +115,16 @@ async def test_follow_up_on_the_same_thread_and_unknown_thread(settings: Setting
             await c.call_tool("ask", {"question": "hi", "thread_id": "unknown-thread"})
         )
         assert llm.calls  # the runs reached the (scripted) LLM
+
+
+async def test_a_failed_run_comes_back_with_its_status_and_errors(settings: Settings) -> None:
+    down = ScriptedLLM([LLMUnavailableError("LLM server unreachable")] * 5)
+    async with mcp_http(settings, llm=down) as (url, state, _), client(url) as c:
+        result = data(await c.call_tool("ask", {"question": "Who built the Harrow Point lighthouse?"}))
+        run = state.store.get_run(result["run_id"], tenant=settings.default_tenant)
+    assert result["status"] == "error" and result["answer"] == ""
+    assert any("unreachable" in e for e in result["errors"]), result["errors"]
+    assert run is not None and run.status == "error"
 
 
 async def test_bad_input_gets_clear_errors(settings: Settings, tmp_path: Path) -> None:
