@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 from graphs.events import Envelope
+from graphs.public import RetrievalTool
 from graphs.runner import RunRequest
 from graphs.tracing.run_store import RunStore
 from knowledge.settings import Settings
@@ -77,6 +78,9 @@ class DocumentService(Protocol):
         ...
 
 
+ToolsFn = Callable[[str], Awaitable[dict[str, RetrievalTool]]]
+"""A tenant's retrieval tools by name (``vector_search``, ``graph_search``, ``tree_search``), opened on first use."""
+
 ReadyCheck = Callable[[], Awaitable[bool]]
 """A readiness probe of one backend (LLM, vector store, graph store)."""
 
@@ -97,6 +101,8 @@ class AppDeps:
     """What serves the LLM (shown in ``/readyz``)."""
     traces: RunStore | None = None
     """The trace store the services opened; None: the app opens ``DATA_DIR/runs.sqlite`` itself."""
+    tools: ToolsFn | None = None
+    """The tenant's retrieval tools, for front ends that search without the agent (MCP); None: not offered."""
 
 
 DepsFactory = Callable[[Settings], AbstractAsyncContextManager[AppDeps]]

@@ -18,7 +18,7 @@ from pathlib import Path
 from api.deps import AppDeps, DocumentInfo, IngestResult, RunSpec
 from api.tenants import partition_secret, partition_tag
 from graphs.events import Envelope
-from graphs.public import LLMBackend
+from graphs.public import LLMBackend, RetrievalTool
 from graphs.runner import stream_run
 from graphs.services import AfterIngest, Services, open_services
 from knowledge.ingest import Ingestor, IngestReport
@@ -101,6 +101,9 @@ async def open_app_deps(settings: Settings, *, llm: LLMBackend | None = None) ->
             await asyncio.to_thread(services.vectors.count, settings.default_tenant)
             return True
 
+        async def tools_for(tenant: str) -> dict[str, RetrievalTool]:
+            return services.deps_for(tenant).tools
+
         async def run(spec: RunSpec) -> AsyncIterator[Envelope]:
             async for envelope in run_agent(services, spec, secret=secret):
                 yield envelope
@@ -112,4 +115,5 @@ async def open_app_deps(settings: Settings, *, llm: LLMBackend | None = None) ->
             tool_names=services.tool_names(),
             model=services.model,
             traces=services.state.traces,
+            tools=tools_for,
         )

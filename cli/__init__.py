@@ -11,6 +11,7 @@ from cli import eval as eval_cli
 from cli import graph as graph_cli
 from cli import ingest as ingest_cli
 from cli import llm as llm_cli
+from cli import mcp as mcp_cli
 from cli import serve as serve_cli
 from cli import signals
 from cli import tree as tree_cli
@@ -31,6 +32,7 @@ app.add_typer(tree_cli.app, name="tree")
 app.command("serve")(serve_cli.serve)
 app.command("worker")(worker_cli.worker)
 app.command("ask")(ask_cli.ask)
+app.command("mcp")(mcp_cli.mcp)
 
 
 @app.callback()
