@@ -10,7 +10,7 @@ from agents.llm.model_files import sha256_file
 from agents.llm.unavailable import NoLLM
 from agents.prompting import Block, PromptBuilder
 from agents.prompts import render as render_prompt
-from tools.base import RetrievalTool
+from tools.base import RetrievalTool, ToolError
 
 __all__ = [
     "MODEL_CATALOG",
@@ -20,6 +20,7 @@ __all__ = [
     "NoLLM",
     "PromptBuilder",
     "RetrievalTool",
+    "ToolError",
     "llm_calls",
     "render_prompt",
     "sha256_file",

@@ -21,9 +21,9 @@ from api.mcp.ingest import IngestRefused, PathPolicy, text_file
 from api.mcp.progress import progress_message
 from api.start import start_run
 from api.state import AppState
+from graphs.public import ToolError
 from graphs.run_result import RunResult, fold
 from knowledge.models import Evidence
-from tools.base import ToolError
 
 INSTRUCTIONS = (
     "Waypoint answers questions from a knowledge base with cited passages. Use `ask` for a question that "

@@ -18,15 +18,17 @@ from starlette.types import ASGIApp
 from agents.llm import CallOptions, LLMBackend, Message
 from api.deps import AppDeps, DepsFactory
 from api.wiring import open_app_deps
+from cli.serve import sample_documents as serve_sample_documents
 from knowledge.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
-SAMPLE_KB = REPO / "api" / "sample_kb"
 
 
 def sample_documents() -> list[Path]:
-    """The sample knowledge base's documents (not its README)."""
-    return sorted(p for p in SAMPLE_KB.glob("*.md") if p.name != "README.md")
+    """The sample knowledge base's documents (not its README); never empty, so a moved folder fails loudly."""
+    docs = serve_sample_documents()
+    assert docs, "the sample knowledge base has no documents"
+    return docs
 
 
 Reply = Callable[[Sequence[Message], CallOptions], str]

@@ -123,7 +123,9 @@ async def test_a_failed_run_comes_back_with_its_status_and_errors(settings: Sett
         result = data(await c.call_tool("ask", {"question": "Who built the Harrow Point lighthouse?"}))
         run = state.store.get_run(result["run_id"], tenant=settings.default_tenant)
     assert result["status"] == "error" and result["answer"] == ""
-    assert any("unreachable" in e for e in result["errors"]), result["errors"]
+    # the client gets the stable message of the failure's kind, never the backend's own text (issue 19)
+    assert any("unavailable" in e for e in result["errors"]), result["errors"]
+    assert not any("unreachable" in e for e in result["errors"]), result["errors"]
     assert run is not None and run.status == "error"
 
 

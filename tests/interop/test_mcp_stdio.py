@@ -98,7 +98,7 @@ def test_waypoint_mcp_refuses_stdio_without_a_key_when_keys_are_configured(tmp_p
 
 async def test_waypoint_mcp_command_over_stdio(tmp_path: Path) -> None:
     async with stdio(WAYPOINT, ["mcp", "--tenant", "team1"], env_for(tmp_path)) as c:
-        text = (REPO / "api" / "sample_kb" / "ada_venn.md").read_text()
+        text = (REPO / "cli" / "sample_kb" / "ada_venn.md").read_text()
         done = data(await c.call_tool("ingest", {"text": text, "title": "Ada Venn"}))
         assert done["documents"] == 1
         found = data(await c.call_tool("search", {"query": "Where was Ada Venn born?", "k": 2}))
