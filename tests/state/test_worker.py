@@ -35,12 +35,17 @@ class Docs:
 
     def __init__(self) -> None:
         self.ingested: list[tuple[str, str]] = []
+        self.names: list[str] = []
 
-    async def ingest_paths(self, paths: Sequence[Path], *, tenant: str) -> IngestResult:
+    async def ingest_paths(
+        self, paths: Sequence[Path], *, tenant: str, names: Sequence[str] | None = None
+    ) -> IngestResult:
         self.ingested += [(tenant, p.read_text()) for p in paths]
+        self.names += list(names or [])
         return IngestResult(documents=len(paths), chunks=len(paths))
 
-    async def ingest_corpus(self, path: Path, *, tenant: str) -> IngestResult:
+    async def ingest_corpus(self, path: Path, *, tenant: str, name: str | None = None) -> IngestResult:
+        self.names += [name] if name else []
         lines = [x for x in path.read_text().splitlines() if x.strip()]
         self.ingested += [(tenant, json.loads(x)["text"]) for x in lines]
         return IngestResult(documents=len(lines), chunks=len(lines), errors=["corpus: 1 bad line"])
@@ -103,6 +108,7 @@ async def test_an_upload_waits_on_the_queue_until_a_worker_ingests_it(settings: 
                 await worker
     assert done["result"] == {"documents": 3, "chunks": 3, "skipped": 0, "errors": ["corpus: 1 bad line"]}
     assert sorted(text for _, text in docs.ingested) == ["# Note\nHello.", "Owls hunt.", "Voles dig."]
+    assert sorted(docs.names) == ["c.jsonl", "note.md"]  # the client's names, so doc ids do not depend on temp paths
     with psycopg.connect(pg_url) as conn:
         assert conn.execute("SELECT COUNT(*) FROM uploads").fetchone() == (0,)
 
