@@ -104,7 +104,13 @@ async def _replay(state: AppState, run_id: str, tenant: str, after: int, stop: a
                 if isinstance(envelope.event, Done):
                     return
             run = state.store.get_run(run_id, tenant=tenant)
-            if run is None or run.status != "running" or stop.is_set():
+            if stop.is_set() or run is None:
+                return
+            if run.status != "running":
+                # it ended between the read above and this one: its last events (``done`` is stored with
+                # the status, in one transaction) are there now, so send them before ending the stream
+                for envelope in state.store.events(run_id, tenant=tenant, after_seq=after):
+                    yield encode_envelope(envelope)
                 return
             await anyio.sleep(state.settings.api.replay_poll_s)
     finally:
