@@ -77,6 +77,9 @@ class QdrantConfig(BaseModel):
     """Reciprocal-rank-fusion constant (Qdrant's default 2; tuned on the dev sets, 60 did worse)."""
     dense_weight: float = 1.0
     """Weight of the dense ranking in hybrid fusion (the sparse ranking weighs 1.0)."""
+    layout: Literal["collection", "payload"] = "collection"
+    """Tenancy (``WAYPOINT_QDRANT_LAYOUT``): a collection per tenant, or one collection partitioned by an
+    ``is_tenant`` payload index (Qdrant's advice for many tenants); see ``knowledge/vector_store/layout.py``."""
 
 
 class Neo4jConfig(BaseModel):
