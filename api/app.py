@@ -17,6 +17,7 @@ from api.lease import keep_lease, renew
 from api.limits import BodySizeLimit
 from api.metrics import Metrics, RequestMetrics
 from api.routes import chat, chat_completions, documents, ops, runs, traces
+from api.sglang_metrics import SGLangScrape, metrics_targets
 from api.state import AppState
 from api.state_stores import open_state_stores
 from api.tenants import KeyRing
@@ -37,7 +38,8 @@ def create_app(settings: Settings, *, deps_factory: DepsFactory | None = None) -
 
         deps_factory = open_app_deps
     keyring = KeyRing.from_file(settings.api.api_keys_file, default_tenant=settings.default_tenant)
-    metrics = Metrics()
+    targets = metrics_targets(settings.llm)
+    metrics = Metrics(SGLangScrape(targets, timeout_s=settings.llm.scrape_timeout_s) if targets else None)
     factory = deps_factory
 
     @asynccontextmanager

@@ -5,15 +5,20 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.sglang_metrics import SGLangScrape
 from graphs.events import Done, LLMUsage, RunError, RunEvent
 
 
 class Metrics:
     """Requests, run durations, LLM calls, prompt/cached/completion tokens and errors."""
 
-    def __init__(self) -> None:
+    def __init__(self, upstream: SGLangScrape | None = None) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
+        self.upstream = upstream
+        """SGLang servers whose own metrics are scraped into this registry (``api.sglang_metrics``)."""
+        if upstream is not None:
+            r.register(upstream)
         self.requests = Counter(
             "waypoint_http_requests", "HTTP requests by route and status", ["method", "route", "status"], registry=r
         )
@@ -46,6 +51,12 @@ class Metrics:
     def render(self) -> bytes:
         """The text exposition format."""
         return generate_latest(self.registry)
+
+    async def arender(self) -> bytes:
+        """Refresh the SGLang scrape (short timeout), then render."""
+        if self.upstream is not None:
+            await self.upstream.refresh()
+        return self.render()
 
 
 class RequestMetrics:

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.llm.routing import bind_routing_key
 from agents.roles.answerer import NOT_FOUND, NOT_FOUND_TEXT, is_not_found, strip_citations
 from graphs.deps import Deps
 from graphs.events import Answer, Done, Envelope, RunError, RunStarted
@@ -97,6 +98,7 @@ async def stream_run(deps: Deps, request: RunRequest) -> AsyncIterator[Envelope]
 
     async def produce(emit: Emit) -> Done:
         started = deps.clock()
+        bind_routing_key(deps.tenant, thread_id)  # this task's LLM calls: one replica's cache (agents/llm/routing)
         if request.tenant is not None and request.tenant != deps.tenant:
             emit(
                 RunError(

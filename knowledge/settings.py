@@ -32,6 +32,14 @@ class LLMConfig(BaseModel):
     """Retries on connect errors and 5xx, with exponential backoff."""
     temperature: float = 0.0
     """Sampling temperature for every role (0: deterministic, best for prefix reuse and evals)."""
+    routing_header: str | None = "X-SMG-Routing-Key"
+    """Header sent to ``base_url`` with a per-thread routing key (SGLang router's sticky policies); empty: none."""
+    metrics_urls: list[str] = []
+    """SGLang ``/metrics`` endpoints scraped into Waypoint's ``/metrics``; empty: ``base_url``'s server."""
+    scrape_metrics: bool = True
+    """Scrape SGLang's ``/metrics`` (cache hit rate, queue depth) when ``base_url`` is set."""
+    scrape_timeout_s: float = 1.0
+    """Timeout of one scrape; a slow or down server is reported as ``waypoint_sglang_up 0``."""
 
 
 class LocalLLMConfig(BaseModel):
@@ -77,6 +85,9 @@ class QdrantConfig(BaseModel):
     """Reciprocal-rank-fusion constant (Qdrant's default 2; tuned on the dev sets, 60 did worse)."""
     dense_weight: float = 1.0
     """Weight of the dense ranking in hybrid fusion (the sparse ranking weighs 1.0)."""
+    layout: Literal["collection", "payload"] = "collection"
+    """Tenancy (``WAYPOINT_QDRANT_LAYOUT``): a collection per tenant, or one collection partitioned by an
+    ``is_tenant`` payload index (Qdrant's advice for many tenants); see ``knowledge/vector_store/layout.py``."""
 
 
 class Neo4jConfig(BaseModel):

@@ -38,7 +38,13 @@ def start_llm(settings: Settings) -> LLMRuntime:
         "temperature": cfg.temperature,
     }
     if cfg.base_url:
-        llm = OpenAICompatibleLLM(cfg.base_url, model=cfg.model, api_key=api_key, **common)  # type: ignore[arg-type]
+        llm = OpenAICompatibleLLM(
+            cfg.base_url,
+            model=cfg.model,
+            api_key=api_key,
+            routing_header=cfg.routing_header or None,
+            **common,  # type: ignore[arg-type]
+        )
         return LLMRuntime(llm=llm, backend="openai-compatible", model=cfg.model)
     local = settings.local
     server = EmbeddedLlamaServer(

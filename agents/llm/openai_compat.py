@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 
 from agents.llm.errors import LLMRequestError, LLMTimeoutError, LLMUnavailableError
+from agents.llm.routing import current_routing_key
 from agents.llm.types import (
     CallOptions,
     Completion,
@@ -42,8 +43,11 @@ class OpenAICompatibleLLM:
         temperature: float = 0.0,
         backoff_s: float = 0.5,
         transport: httpx.AsyncBaseTransport | None = None,
+        routing_header: str | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        self._routing_header = routing_header
+        """Header carrying the run's routing key (``agents.llm.routing``) to a router; None: not sent."""
         self.model_name = model
         self._temperature = temperature
         self._max_retries = max_retries
@@ -101,12 +105,14 @@ class OpenAICompatibleLLM:
         """
         opts = options or CallOptions()
         body = self._body(messages, opts)
+        key = current_routing_key() if self._routing_header else None
+        headers = {self._routing_header: key} if self._routing_header and key else None
         started = time.perf_counter()
         attempt = 0
         progress = _Progress()
         while True:
             try:
-                async with self._client.stream("POST", "/chat/completions", json=body) as response:
+                async with self._client.stream("POST", "/chat/completions", json=body, headers=headers) as response:
                     if response.status_code >= 500 and attempt < self._max_retries:
                         await response.aread()
                         attempt += 1

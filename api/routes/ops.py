@@ -43,5 +43,5 @@ async def readyz(request: Request, state: Annotated[AppState, Depends(app_state)
 async def metrics(
     state: Annotated[AppState, Depends(app_state)], _tenant: Annotated[str, Depends(current_tenant)]
 ) -> Response:
-    """Prometheus metrics: requests, run durations, LLM calls and tokens, errors."""
-    return Response(state.metrics.render(), media_type=CONTENT_TYPE_LATEST)
+    """Prometheus metrics: requests, run durations, LLM calls and tokens, errors; SGLang's cache and queue."""
+    return Response(await state.metrics.arender(), media_type=CONTENT_TYPE_LATEST)

@@ -17,6 +17,7 @@ from knowledge.vector_store.base import (
     VectorStore,
     VectorStoreError,
 )
+from knowledge.vector_store.layout import make_layout
 from knowledge.vector_store.qdrant import QdrantStore
 
 __all__ = [
@@ -57,4 +58,5 @@ def open_vector_store(settings: Settings) -> QdrantStore:
         prefetch_limit=cfg.prefetch_limit,
         rrf_k=cfg.rrf_k,
         dense_weight=cfg.dense_weight,
+        layout=make_layout(cfg.layout),
     )

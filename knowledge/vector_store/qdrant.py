@@ -1,8 +1,8 @@
 """Qdrant adapter: local mode on disk in the data dir by default, a server when ``settings.qdrant.url`` is set.
 
-Tenancy: one collection per tenant, ``waypoint_<tenant>``. Separate collections keep each tenant's
-BM25 IDF statistics its own (a shared collection would let one tenant's corpus skew another's
-sparse scores), make dropping a tenant one call, and need no tenant filter on every query.
+Tenancy: a ``Layout`` (``layout.py``) maps a tenant to its collection, stored ids and filter
+conditions: a collection per tenant (default) or Qdrant's payload-partitioned multitenancy (one
+collection, the tenant an ``is_tenant`` keyword index), chosen by ``settings.qdrant.layout``.
 Each point carries a named dense vector ``dense`` (cosine) and a sparse vector ``sparse`` with
 ``Modifier.IDF``; hybrid search prefetches both and fuses them with Qdrant's RRF query. Only points
 whose payload has ``live = true`` are searched: ingestion writes new points hidden and flips them
@@ -18,7 +18,8 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 
 from knowledge.sparse import SparseVector
-from knowledge.vector_store.base import Hit, SearchMode, VectorPoint, VectorStoreError, check_filters, check_tenant
+from knowledge.vector_store.base import Hit, SearchMode, VectorPoint, VectorStoreError, check_filters
+from knowledge.vector_store.layout import TENANT_KEY, CollectionPerTenant, Layout
 
 DENSE = "dense"
 SPARSE = "sparse"
@@ -36,8 +37,10 @@ class QdrantStore:
         prefetch_limit: int = 40,
         rrf_k: int = 60,
         dense_weight: float = 1.0,
+        layout: Layout | None = None,
     ) -> None:
         self.client = client
+        self.layout: Layout = layout or CollectionPerTenant()
         self.local = local
         self.prefetch_limit = prefetch_limit
         self.rrf_k = rrf_k
@@ -45,25 +48,25 @@ class QdrantStore:
         self._lock = threading.RLock()
         self._known: set[str] = set()
 
-    @staticmethod
-    def collection(tenant: str) -> str:
-        """Collection name of a tenant."""
-        return f"waypoint_{check_tenant(tenant)}"
+    def collection(self, tenant: str) -> str:
+        """Collection holding a tenant's points (shared by all tenants in the ``payload`` layout)."""
+        return self.layout.collection(tenant)
 
     def ensure_tenant(self, tenant: str, dim: int) -> None:
         """Create the tenant's collection (and, on a server, its payload indexes) if missing."""
         name = self.collection(tenant)
         with self._lock, _errors("create collection", name):
             if not self.client.collection_exists(name):
+                # payload layout: HNSW per tenant only (payload_m), no global graph (m=0), as Qdrant's guide says
+                hnsw = models.HnswConfigDiff(payload_m=16, m=0) if self.layout.shared else None
                 self.client.create_collection(
                     name,
                     vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
                     sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+                    hnsw_config=hnsw,
                 )
                 if not self.local:  # local mode has no payload indexes (and warns about them)
-                    keyword, boolean = models.PayloadSchemaType.KEYWORD, models.PayloadSchemaType.BOOL
-                    for key, schema in (("doc_id", keyword), ("source", keyword), ("live", boolean)):
-                        self.client.create_payload_index(name, key, field_schema=schema)
+                    self._create_indexes(name)
             else:
                 self._check_dim(name, dim)
             self._known.add(name)
@@ -71,11 +74,12 @@ class QdrantStore:
     def upsert(self, tenant: str, points: Sequence[VectorPoint]) -> None:
         """Write points in batches."""
         name = self.collection(tenant)
+        lay = self.layout
         structs = [
             models.PointStruct(
-                id=p.id,
+                id=lay.stored_id(tenant, p.id),
                 vector={DENSE: p.dense, SPARSE: models.SparseVector(indices=p.sparse.indices, values=p.sparse.values)},
-                payload=p.payload,
+                payload=lay.stored_payload(tenant, p.id, p.payload),
             )
             for p in points
         ]
@@ -89,7 +93,7 @@ class QdrantStore:
             return
         name = self.collection(tenant)
         with self._lock, _errors("set_payload", name):
-            self.client.set_payload(name, payload={"live": True}, points=list(ids), wait=True)
+            self.client.set_payload(name, payload={"live": True}, points=self._ids(tenant, ids), wait=True)
 
     def delete_ids(self, tenant: str, ids: Sequence[str]) -> None:
         """Delete points by id."""
@@ -98,14 +102,15 @@ class QdrantStore:
         name = self.collection(tenant)
         with self._lock, _errors("delete", name):
             if self._exists(name):
-                self.client.delete(name, points_selector=models.PointIdsList(points=list(ids)), wait=True)
+                selector = models.PointIdsList(points=self._ids(tenant, ids))
+                self.client.delete(name, points_selector=selector, wait=True)
 
     def delete_doc(self, tenant: str, doc_id: str) -> None:
         """Delete every point whose payload ``doc_id`` matches."""
         name = self.collection(tenant)
         with self._lock, _errors("delete", name):
             if self._exists(name):
-                selector = models.FilterSelector(filter=_match({"doc_id": doc_id}))
+                selector = models.FilterSelector(filter=_match({**self.layout.scope(tenant), "doc_id": doc_id}))
                 self.client.delete(name, points_selector=selector, wait=True)
 
     def search(
@@ -120,7 +125,7 @@ class QdrantStore:
     ) -> list[Hit]:
         """Dense, sparse or RRF-fused hybrid search over live points."""
         name = self.collection(tenant)
-        flt = _match({**check_filters(filters), "live": True})
+        flt = _match({**check_filters(filters), "live": True, **self.layout.scope(tenant)})
         kwargs = self._query(mode, dense, sparse, k, flt)
         if kwargs is None:
             return []
@@ -128,12 +133,13 @@ class QdrantStore:
             if not self._exists(name):
                 return []
             resp = self.client.query_points(name, limit=k, with_payload=True, **kwargs)
-        return [Hit(id=str(p.id), score=float(p.score), payload=dict(p.payload or {})) for p in resp.points]
+        views = [(self.layout.caller_view(str(p.id), dict(p.payload or {})), float(p.score)) for p in resp.points]
+        return [Hit(id=pid, score=score, payload=payload) for (pid, payload), score in views]
 
     def count(self, tenant: str, *, live: bool | None = None, doc_id: str | None = None) -> int:
         """Exact point count under the given conditions."""
         name = self.collection(tenant)
-        cond: dict[str, Any] = {}
+        cond: dict[str, Any] = dict(self.layout.scope(tenant))
         if live is not None:
             cond["live"] = live
         if doc_id is not None:
@@ -144,9 +150,14 @@ class QdrantStore:
             return int(self.client.count(name, count_filter=_match(cond) if cond else None, exact=True).count)
 
     def drop_tenant(self, tenant: str) -> None:
-        """Delete the tenant's collection."""
+        """Delete the tenant's collection, or in the shared layout every point of the tenant."""
         name = self.collection(tenant)
         with self._lock, _errors("delete collection", name):
+            if self.layout.shared:
+                if self._exists(name):
+                    selector = models.FilterSelector(filter=_match(self.layout.scope(tenant)))
+                    self.client.delete(name, points_selector=selector, wait=True)
+                return
             self.client.delete_collection(name)
             self._known.discard(name)
 
@@ -173,6 +184,17 @@ class QdrantStore:
             ],
             "query": models.RrfQuery(rrf=models.Rrf(k=self.rrf_k, weights=[self.dense_weight, 1.0])),
         }
+
+    def _ids(self, tenant: str, ids: Sequence[str]) -> list[models.ExtendedPointId]:
+        return [self.layout.stored_id(tenant, i) for i in ids]
+
+    def _create_indexes(self, name: str) -> None:
+        keyword, boolean = models.PayloadSchemaType.KEYWORD, models.PayloadSchemaType.BOOL
+        if self.layout.shared:  # the tenant key first: is_tenant co-locates a tenant's points in storage
+            tenant_index = models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True)
+            self.client.create_payload_index(name, TENANT_KEY, field_schema=tenant_index)
+        for key, schema in (("doc_id", keyword), ("source", keyword), ("live", boolean)):
+            self.client.create_payload_index(name, key, field_schema=schema)
 
     def _exists(self, name: str) -> bool:
         if name not in self._known and self.client.collection_exists(name):

@@ -1,0 +1,171 @@
+"""The ``VectorStore`` contract, run on both tenancy layouts (collection per tenant, payload-partitioned).
+
+Local mode always runs; the same tests run against a Qdrant server when ``WAYPOINT_QDRANT_URL`` is set
+(each run uses its own tenant names, and the server's shared collection is left with no points of them).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from knowledge.embeddings import Embedder
+from knowledge.ingest import Ingestor
+from knowledge.settings import QdrantConfig, Settings
+from knowledge.sparse import SparseVector
+from knowledge.vector_store import BadFilterError, BadTenantError, QdrantStore, VectorPoint, open_vector_store
+from knowledge.vector_store.layout import POINT_ID_KEY, SHARED_COLLECTION, TENANT_KEY, PayloadPartitioned
+from tools.vector_search import VectorSearchTool
+
+SERVER = os.environ.get("WAYPOINT_QDRANT_URL")
+BACKENDS = [
+    pytest.param("local", id="local"),
+    pytest.param(
+        "server",
+        id="server",
+        marks=[pytest.mark.qdrant_server, pytest.mark.skipif(not SERVER, reason="needs WAYPOINT_QDRANT_URL")],
+    ),
+]
+
+
+@pytest.fixture(params=["collection", "payload"])
+def layout(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(params=BACKENDS)
+def vstore(request: pytest.FixtureRequest, layout: str, tmp_path: Path) -> Iterator[QdrantStore]:
+    url = SERVER if request.param == "server" else None
+    settings = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(url=url, layout=layout))
+    store = open_vector_store(settings)
+    if url and layout == "payload":  # a server outlives the test: a shared collection of this run only
+        store.layout = PayloadPartitioned(f"waypoint_test_{uuid.uuid4().hex[:8]}")
+    yield store
+    if url and layout == "payload":
+        store.client.delete_collection(store.collection("any"))
+    store.close()
+
+
+@pytest.fixture
+def tenants(vstore: QdrantStore) -> Iterator[tuple[str, str]]:
+    run = uuid.uuid4().hex[:8]
+    a, b = f"ta-{run}", f"tb-{run}"
+    yield a, b
+    for t in (a, b):
+        vstore.drop_tenant(t)
+
+
+def _point(pid: str, doc_id: str, dense: list[float], term: int, **extra: str) -> VectorPoint:
+    payload = {"doc_id": doc_id, "source": f"{doc_id}.txt", "chunk_id": f"{doc_id}#0", "live": False, **extra}
+    return VectorPoint(id=pid, dense=dense, sparse=SparseVector([term], [1.0]), payload=payload)
+
+
+def _ids(n: int) -> list[str]:
+    return [str(uuid.uuid4()) for _ in range(n)]
+
+
+def test_layout_is_what_the_setting_says(vstore: QdrantStore, layout: str, tenants: tuple[str, str]) -> None:
+    a, b = tenants
+    assert vstore.layout.name == layout
+    if layout == "payload":
+        assert vstore.collection(a) == vstore.collection(b)
+        assert vstore.collection(a) == SHARED_COLLECTION or vstore.collection(a).startswith("waypoint_test_")
+    else:
+        assert vstore.collection(a) != vstore.collection(b)
+
+
+def test_tenants_are_isolated_in_search_count_and_delete(vstore: QdrantStore, tenants: tuple[str, str]) -> None:
+    a, b = tenants
+    for t in tenants:
+        vstore.ensure_tenant(t, 4)
+    pa, pb = _ids(2), _ids(2)
+    vstore.upsert(a, [_point(pa[0], "d1", [1, 0, 0, 0], 7), _point(pa[1], "d2", [0, 1, 0, 0], 8)])
+    vstore.upsert(b, [_point(pb[0], "d1", [1, 0, 0, 0], 7), _point(pb[1], "d3", [0, 0, 1, 0], 9)])
+    assert vstore.count(a) == 2 and vstore.count(b) == 2
+    assert vstore.search(a, dense=[1, 0, 0, 0], sparse=None, mode="dense") == []  # nothing live yet
+    vstore.set_live(a, pa)
+    vstore.set_live(b, pb)
+
+    hits = vstore.search(a, dense=[1, 0, 0, 0], sparse=None, mode="dense", k=10)
+    assert [h.id for h in hits] == [pa[0], pa[1]]  # the caller's ids, only tenant a's points
+    assert hits[0].payload["doc_id"] == "d1"
+    assert TENANT_KEY not in hits[0].payload and POINT_ID_KEY not in hits[0].payload
+    hybrid = vstore.search(b, dense=[0, 0, 1, 0], sparse=SparseVector([9], [1.0]), k=10)
+    assert {h.id for h in hybrid} == set(pb) and hybrid[0].id == pb[1]
+    sparse = vstore.search(b, dense=None, sparse=SparseVector([8], [1.0]), mode="sparse", k=10)
+    assert sparse == []  # term 8 is only in tenant a
+
+    vstore.delete_doc(a, "d1")  # the same doc id in tenant b is untouched
+    assert vstore.count(a) == 1 and vstore.count(b, doc_id="d1") == 1
+    vstore.delete_ids(a, [pb[1]])  # another tenant's id deletes nothing
+    assert vstore.count(b) == 2
+    vstore.drop_tenant(a)
+    assert vstore.count(a) == 0 and vstore.count(b, live=True) == 2
+    assert [h.id for h in vstore.search(b, dense=[1, 0, 0, 0], sparse=None, mode="dense", k=1)] == [pb[0]]
+
+
+def test_same_point_id_in_two_tenants_does_not_overwrite(vstore: QdrantStore, tenants: tuple[str, str]) -> None:
+    a, b = tenants
+    for t in tenants:
+        vstore.ensure_tenant(t, 4)
+    pid = str(uuid.uuid4())
+    vstore.upsert(a, [_point(pid, "da", [1, 0, 0, 0], 1)])
+    vstore.upsert(b, [_point(pid, "db", [0, 1, 0, 0], 2)])
+    vstore.set_live(a, [pid])
+    assert vstore.count(a, live=True) == 1 and vstore.count(b, live=False) == 1
+    assert vstore.search(a, dense=[1, 0, 0, 0], sparse=None, mode="dense")[0].payload["doc_id"] == "da"
+    vstore.set_live(b, [pid])
+    assert vstore.search(b, dense=[1, 0, 0, 0], sparse=None, mode="dense")[0].payload["doc_id"] == "db"
+
+
+def test_filters_combine_with_the_tenant(vstore: QdrantStore, tenants: tuple[str, str]) -> None:
+    a, b = tenants
+    for t in tenants:
+        vstore.ensure_tenant(t, 4)
+    pa, pb = _ids(2), _ids(1)
+    vstore.upsert(a, [_point(pa[0], "x", [1, 0, 0, 0], 1), _point(pa[1], "y", [1, 0, 0, 0], 1)])
+    vstore.upsert(b, [_point(pb[0], "x", [1, 0, 0, 0], 1)])
+    vstore.set_live(a, pa)
+    vstore.set_live(b, pb)
+    hits = vstore.search(a, dense=[1, 0, 0, 0], sparse=None, mode="dense", k=10, filters={"doc_id": "x"})
+    assert [h.id for h in hits] == [pa[0]]
+    with pytest.raises(BadFilterError):
+        vstore.search(a, dense=[1, 0, 0, 0], sparse=None, filters={"tenant": b})  # cannot widen to another tenant
+
+
+def test_bad_tenant_and_wrong_dimension_are_refused(vstore: QdrantStore, tenants: tuple[str, str]) -> None:
+    a, _ = tenants
+    with pytest.raises(BadTenantError):
+        vstore.ensure_tenant("../etc", 4)
+    with pytest.raises(BadTenantError):
+        vstore.count("a b")
+    vstore.ensure_tenant(a, 4)
+    with pytest.raises(Exception, match="4-dimensional"):
+        vstore.ensure_tenant(a, 8)
+
+
+async def test_ingest_and_search_two_tenants_in_one_collection(
+    tmp_path: Path, embedder: Embedder, corpus_path: Path
+) -> None:
+    """The real ingest path on the payload layout: two tenants share a collection, each finds only its own."""
+    settings = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(layout="payload"))
+    store = open_vector_store(settings)
+    ing = Ingestor(settings, embedder, store)
+    try:
+        assert len(ing.ingest_corpus(corpus_path, "alpha").added) == 24
+        assert len(ing.ingest_corpus(corpus_path, "beta").added) == 24
+        assert store.collection("alpha") == store.collection("beta")
+        assert store.client.count(SHARED_COLLECTION, exact=True).count == 48
+        assert ing.delete_document("p06", "alpha")
+        alpha, beta = VectorSearchTool(embedder, store, "alpha"), VectorSearchTool(embedder, store, "beta")
+        assert "p06" not in {e.doc_id for e in await alpha.search("XK-4471", k=5)}
+        assert (await beta.search("XK-4471", k=1))[0].doc_id == "p06"
+        assert (await beta.search("deepest lake", k=1, mode="dense"))[0].doc_id == "p05"
+        assert store.count("alpha") == 23 and store.count("beta") == 24
+    finally:
+        ing.close()
+        store.close()
