@@ -10,6 +10,7 @@ import asyncio
 import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -18,6 +19,8 @@ from support.llm_process import StubLLM, stub_llm
 from test_api_real_stack import real_app
 
 from agents.llm import OpenAICompatibleLLM
+from agents.llm.model_files import resolve_model_file
+from api.app import create_app
 from knowledge.settings import Settings
 
 pytestmark = pytest.mark.integration
@@ -27,6 +30,9 @@ FINAL = ANSWER.rstrip(".")
 """The run's final answer (the answerer's closing full stop is dropped)."""
 RULES = [{"match": {"schema_property": "needs_retrieval"}, "reply": '{"needs_retrieval": false, "subquestions": []}'}]
 RUNS, QUEUED, EXTRA = 2, 2, 4
+MODELS_DIR = Path(__file__).resolve().parents[2] / ".waypoint" / "models"
+"""Where tests keep assembled GGUF files (as in tests/conftest.py)."""
+TEST_MODEL = "qwen2.5-0.5b"
 
 
 @pytest.fixture(scope="module")
@@ -112,3 +118,23 @@ async def test_a_client_that_leaves_mid_run_gives_its_slot_back(api_settings: Se
                 await asyncio.sleep(0.01)
             assert app.state.wp.admission.running == 0, "a disconnected run kept its slot"
     await llm.aclose()
+
+
+@pytest.mark.slow  # the real embedded llama.cpp (0.5B) behind the default wiring: model load and real runs
+async def test_with_the_embedded_model_runs_are_limited_to_its_slots_and_the_overflow_gets_429(
+    api_settings: Settings,
+) -> None:
+    model = resolve_model_file(TEST_MODEL, MODELS_DIR)
+    local = api_settings.local.model_copy(update={"model": str(model), "n_parallel": 1, "n_ctx": 4096})
+    api = api_settings.api.model_copy(update={"max_queued_runs": 0})  # the run limit is left to its default
+    app = create_app(api_settings.model_copy(update={"local": local, "api": api}))  # the default wiring
+    async with serve(app) as (url, _), httpx.AsyncClient(base_url=url, timeout=600) as c:
+        assert app.state.wp.admission.limit == 1, "the default limit is the embedded server's one slot"
+        results = await asyncio.gather(*(_chat(c, 2 * i) for i in range(3)))
+        refused = [(r, s) for _, r, s in results if r.status_code == 429]
+        served = [r for _, r, _ in results if r.status_code != 429]
+        assert len(refused) == 2 and len(served) == 1, [r.status_code for _, r, _ in results]
+        for resp, seconds in refused:
+            assert seconds < 2.0 and int(resp.headers["retry-after"]) >= 1
+        msgs = [m for m in parse_sse(served[0].text) if "event" in m]
+        assert served[0].status_code == 200 and msgs[-1]["event"] == "done", [m["event"] for m in msgs]
