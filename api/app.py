@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 
+from api.admission import Admission, run_limits
 from api.deps import DepsFactory
 from api.errors import install_error_handlers
 from api.guard import BrowserGuard, allowed_hosts
@@ -55,9 +56,12 @@ def create_app(settings: Settings, *, deps_factory: DepsFactory | None = None) -
                 if store is None:  # a factory without services (tests): the app keeps its own
                     store = open_trace_store(settings)
                     own.callback(store.close)
+                cfg = settings.api
+                limit, queued = run_limits(cfg.max_concurrent_runs, cfg.max_queued_runs, deps.llm_slots)
                 state = AppState(
                     settings=settings,
                     deps=deps,
+                    admission=Admission(limit=limit, queue=queued, wait_s=cfg.admission_wait_s, metrics=metrics),
                     store=store,
                     jobs=stores.jobs,
                     metrics=metrics,

@@ -103,6 +103,9 @@ class AppDeps:
     """The trace store the services opened; None: the app opens ``DATA_DIR/runs.sqlite`` itself."""
     tools: ToolsFn | None = None
     """The tenant's retrieval tools, for front ends that search without the agent (MCP); None: not offered."""
+    llm_slots: int | None = None
+    """Requests the LLM backend serves at once (the embedded llama.cpp's ``n_parallel``); None: unknown. The
+    default run limit of admission control (``api.max_concurrent_runs``)."""
 
 
 DepsFactory = Callable[[Settings], AbstractAsyncContextManager[AppDeps]]

@@ -27,12 +27,16 @@ log = logging.getLogger(__name__)
 class APIError(Exception):
     """A request the API refuses, with its HTTP status and a stable error type."""
 
-    def __init__(self, status: int, type_: str, message: str, *, code: str | None = None) -> None:
+    def __init__(
+        self, status: int, type_: str, message: str, *, code: str | None = None, headers: dict[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.type = type_
         self.message = message
         self.code = code
+        self.headers = headers
+        """Response headers to send with the error (``Retry-After`` on a 429)."""
 
 
 def not_found(what: str, ident: str) -> APIError:
@@ -56,7 +60,7 @@ def _validation_details(exc: RequestValidationError) -> list[dict[str, Any]]:
 
 async def _api_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, APIError)
-    return JSONResponse(error_body(exc.type, exc.message, code=exc.code), status_code=exc.status)
+    return JSONResponse(error_body(exc.type, exc.message, code=exc.code), status_code=exc.status, headers=exc.headers)
 
 
 async def _validation_error(_: Request, exc: Exception) -> JSONResponse:

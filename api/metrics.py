@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.sglang_metrics import SGLangScrape
@@ -32,6 +32,14 @@ class Metrics:
         self.llm_calls = Counter("waypoint_llm_calls", "LLM calls by role", ["role"], registry=r)
         self.llm_tokens = Counter("waypoint_llm_tokens", "LLM tokens by kind", ["kind"], registry=r)
         self.errors = Counter("waypoint_errors", "Run errors by type", ["type"], registry=r)
+        self.admission = Counter(
+            "waypoint_admission",
+            "Chat requests by admission outcome: admitted, queued (then admitted), rejected_full, rejected_timeout",
+            ["outcome"],
+            registry=r,
+        )
+        self.admission_running = Gauge("waypoint_admission_running", "Runs holding a run slot", registry=r)
+        self.admission_waiting = Gauge("waypoint_admission_waiting", "Requests waiting for a run slot", registry=r)
 
     def observe_event(self, event: RunEvent) -> None:
         """Count what one run event says about cost and failures."""

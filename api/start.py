@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import logging
 import uuid
+import weakref
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
 
+from api.admission import Ticket
 from api.deps import RunSpec
 from api.errors import APIError, not_found
 from api.live import RunRecorder, drive
@@ -71,15 +73,63 @@ def start_run(
     thread_id: str | None = None,
     tools: list[str] | None = None,
     options: dict[str, Any] | None = None,
+    ticket: Ticket | None = None,
 ) -> StartedRun:
-    """Validate, register the run in the trace store and return its (not yet started) event stream."""
+    """Validate, register the run in the trace store and return its (not yet started) event stream.
+
+    ``ticket``: the run's admission slot (``admit_run``), given back when the stream ends.
+    """
+    question, tools, thread_id = _checked(state, tenant, message, thread_id, tools, options)
+    return _register(state, tenant, question, thread_id, tools, options, ticket)
+
+
+async def admit_run(
+    state: AppState,
+    *,
+    tenant: str,
+    message: str,
+    thread_id: str | None = None,
+    tools: list[str] | None = None,
+    options: dict[str, Any] | None = None,
+) -> StartedRun:
+    """``start_run`` behind admission control: the request is checked, then waits for a run slot (or gets 429
+    with ``Retry-After``), and holds the slot until its event stream ends."""
+    question, tools, thread_id = _checked(state, tenant, message, thread_id, tools, options)
+    ticket = await state.admission.admit()
+    try:
+        return _register(state, tenant, question, thread_id, tools, options, ticket)
+    except BaseException:
+        ticket.release()
+        raise
+
+
+def _checked(
+    state: AppState,
+    tenant: str,
+    message: str,
+    thread_id: str | None,
+    tools: list[str] | None,
+    options: dict[str, Any] | None,
+) -> tuple[str, list[str] | None, str | None]:
     question = check_message(state, message)
     tools = check_tools(state, tools)
     check_resume(options or {}, thread_id)
+    if thread_id is not None and not state.store.thread_exists(thread_id, tenant=tenant):
+        raise not_found("thread", thread_id)
+    return question, tools, thread_id
+
+
+def _register(
+    state: AppState,
+    tenant: str,
+    question: str,
+    thread_id: str | None,
+    tools: list[str] | None,
+    options: dict[str, Any] | None,
+    ticket: Ticket | None,
+) -> StartedRun:
     if thread_id is None:
         thread_id = f"th_{uuid.uuid4().hex}"
-    elif not state.store.thread_exists(thread_id, tenant=tenant):
-        raise not_found("thread", thread_id)
     run_id = f"run_{uuid.uuid4().hex}"
     state.store.start_run(run_id=run_id, tenant=tenant, question=question, thread_id=thread_id, owner=state.owner.id)
     log.info("run started", extra={"run_id": run_id, "tenant": tenant, "thread_id": thread_id})
@@ -89,17 +139,27 @@ def start_run(
     stop = state.streams.open()
     cancel = state.cancels[run_id] = anyio.Event()
     recorder = RunRecorder(state.store, state.metrics, run_id)
-    events = _tracked(state, stop, drive(state.deps.run(spec), recorder, stop, cancel), run_id, tenant)
+    driven = drive(state.deps.run(spec), recorder, stop, cancel)
+    events = _tracked(state, stop, driven, run_id, tenant, ticket)
+    if ticket is not None:  # a stream dropped before its first read never runs its finally: free the slot then
+        weakref.finalize(events, ticket.release)
     return StartedRun(run_id=run_id, thread_id=thread_id, events=events, stop=stop)
 
 
 async def _tracked(
-    state: AppState, stop: anyio.Event, events: AsyncIterator[Envelope], run_id: str, tenant: str
+    state: AppState,
+    stop: anyio.Event,
+    events: AsyncIterator[Envelope],
+    run_id: str,
+    tenant: str,
+    ticket: Ticket | None = None,
 ) -> AsyncIterator[Envelope]:
     try:
         async for envelope in events:
             yield envelope
     finally:
+        if ticket is not None:
+            ticket.release()
         state.streams.close(stop)
         state.cancels.pop(run_id, None)
         aclose = getattr(events, "aclose", None)

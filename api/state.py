@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import anyio
 from fastapi import Request
 
+from api.admission import Admission
 from api.deps import AppDeps
 from api.job_store import JobRecords
 from api.live import OpenStreams
@@ -42,6 +43,8 @@ class AppState:
     """This process, as the owner of the runs and jobs it starts."""
     queue: IngestQueue | None = None
     """The durable ingest queue when ``ingest.queue`` is ``postgres`` (workers run the jobs); None: in-process."""
+    admission: Admission = field(default_factory=Admission.unlimited)
+    """Admission control of chat runs: how many run at once, how many wait, when to answer 429."""
     cancels: dict[str, anyio.Event] = field(default_factory=dict)
     """Cancel events of this process's open runs, by run id (set by a cancel request from any replica)."""
 

@@ -26,6 +26,9 @@ from knowledge.settings import Settings
 
 log = logging.getLogger(__name__)
 
+EMBEDDED = "llama.cpp-embedded:"
+"""How ``Services.model`` starts when the services started the embedded llama.cpp server."""
+
 
 async def run_agent(services: Services, spec: RunSpec, *, secret: bytes = b"") -> AsyncIterator[Envelope]:
     """Run the agent for one request on its tenant's Deps (the API's ``RunFn``).
@@ -116,4 +119,5 @@ async def open_app_deps(settings: Settings, *, llm: LLMBackend | None = None) ->
             model=services.model,
             traces=services.state.traces,
             tools=tools_for,
+            llm_slots=settings.local.n_parallel if services.model.startswith(EMBEDDED) else None,
         )

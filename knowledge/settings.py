@@ -261,6 +261,13 @@ class APIConfig(BaseModel):
     """Largest document upload."""
     max_message_chars: int = 4000
     """Longest chat message, in characters."""
+    max_concurrent_runs: int | None = Field(default=None, ge=1)
+    """Agent runs served at once (``/v1/chat``, ``/v1/chat/completions``); unset: the embedded llama.cpp's
+    ``local.n_parallel`` slots, and no limit for an LLM server (``llm.base_url``: SGLang batches and queues)."""
+    max_queued_runs: int | None = Field(default=None, ge=0)
+    """Chat requests that wait for a run slot before getting 429 + ``Retry-After``; unset: as many as run at once."""
+    admission_wait_s: float = Field(default=30.0, gt=0)
+    """Longest wait for a run slot; a request still waiting then gets 429 + ``Retry-After``."""
     sse_ping_s: float = 15.0
     """Seconds between keep-alive pings on a silent event stream."""
     shutdown_grace_s: float = 2.0

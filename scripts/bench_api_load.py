@@ -161,8 +161,11 @@ async def main() -> None:
     parser.add_argument("--tokens", type=int, default=20, help="answer tokens per run")
     parser.add_argument("--token-gap", type=float, default=0.01, help="seconds between the stub's tokens")
     parser.add_argument("--out", type=Path, default=None, help="write api_load.json and api_load.md here")
+    parser.add_argument("--note", default="", help="provenance note kept in the results (e.g. a reduced run)")
     args = parser.parse_args()
+    load_before = os.getloadavg()
 
+    t_start = time.monotonic()
     stub, stub_port = _start_stub()
     port = _free_port()
     with tempfile.TemporaryDirectory() as tmp:
@@ -184,12 +187,21 @@ async def main() -> None:
             server.wait(timeout=30)
             stub.terminate()
             stub.wait(timeout=10)
+    elapsed = time.monotonic() - t_start
     result = {
         "what": "whole service path (uvicorn, SSE, LangGraph runner, HTTP LLM client) against the stub LLM server",
         "tokens_per_answer": args.tokens,
         "stub_token_gap_s": args.token_gap,
         "warmup_s": args.warmup,
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "loadavg_1_5_15_before": [round(x, 2) for x in load_before],
+            "loadavg_1_5_15_after": [round(x, 2) for x in os.getloadavg()],
+        },
+        "note": args.note,
+        "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - elapsed)),
         "levels": levels,
     }
     if args.out:
@@ -204,6 +216,10 @@ async def main() -> None:
             "# API load against the stub LLM server",
             "",
             result["what"] + f"; {args.tokens} answer tokens {args.token_gap * 1000:.0f} ms apart.",
+            "",
+            *([f"**{args.note}**", ""] if args.note else []),
+            f"Machine: {os.cpu_count()} CPUs, load average (1/5/15 min) {result['machine']['loadavg_1_5_15_before']}"
+            f" before, {result['machine']['loadavg_1_5_15_after']} after.",
             "",
             "| streams | seconds | runs | errors | token overhead p50 ms | p95 ms | RSS growth MB |",
             "|---|---|---|---|---|---|---|",

@@ -8,9 +8,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from sse_starlette import EventSourceResponse
 
+from api.admission import OVERLOADED_DOC
 from api.schemas import ChatRequest
 from api.sse import encode_envelope
-from api.start import start_run
+from api.start import admit_run
 from api.state import AppState, app_state
 from api.tenants import current_tenant
 from graphs.events import EVENT_KINDS, Envelope
@@ -48,14 +49,16 @@ def sse_response(
     )
 
 
-@router.post("/v1/chat", responses=_SSE_DOC, response_class=EventSourceResponse)
+@router.post("/v1/chat", responses={**_SSE_DOC, **OVERLOADED_DOC}, response_class=EventSourceResponse)
 async def chat(
     body: ChatRequest,
     state: Annotated[AppState, Depends(app_state)],
     tenant: Annotated[str, Depends(current_tenant)],
 ) -> EventSourceResponse:
-    """Ask a question; the agent's run streams back as SSE, ending with a ``done`` event."""
-    run = start_run(
+    """Ask a question; the agent's run streams back as SSE, ending with a ``done`` event.
+
+    When every run slot is taken and the wait queue is full (or the wait too long): 429 with ``Retry-After``."""
+    run = await admit_run(
         state, tenant=tenant, message=body.message, thread_id=body.thread_id, tools=body.tools, options=body.options
     )
     headers = {"X-Run-Id": run.run_id, "X-Thread-Id": run.thread_id}

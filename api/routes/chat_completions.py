@@ -23,10 +23,11 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
 
+from api.admission import OVERLOADED_DOC
 from api.errors import APIError
 from api.routes.chat import sse_response
 from api.sse import encode_data
-from api.start import StartedRun, start_run
+from api.start import StartedRun, admit_run
 from api.state import AppState, app_state
 from api.tenants import current_tenant
 from graphs.events import Answer, Done, LLMUsage, RunError
@@ -138,15 +139,15 @@ async def list_models(tenant: Annotated[str, Depends(current_tenant)]) -> dict[s
     return {"object": "list", "data": [{"id": MODEL, "object": "model", "created": 0, "owned_by": "waypoint"}]}
 
 
-@router.post("/v1/chat/completions", response_model=None)
+@router.post("/v1/chat/completions", response_model=None, responses=dict(OVERLOADED_DOC))
 async def chat_completions(
     body: CompletionRequest,
     request: Request,
     state: Annotated[AppState, Depends(app_state)],
     tenant: Annotated[str, Depends(current_tenant)],
 ) -> dict[str, Any] | EventSourceResponse:
-    """OpenAI-compatible chat completion, streaming or not."""
-    run = start_run(state, tenant=tenant, message=_question(body), thread_id=body.thread_id)
+    """OpenAI-compatible chat completion, streaming or not; 429 with ``Retry-After`` when the server is full."""
+    run = await admit_run(state, tenant=tenant, message=_question(body), thread_id=body.thread_id)
     if body.stream:
         headers = {"X-Run-Id": run.run_id, "X-Thread-Id": run.thread_id}
         return sse_response(state, _chunks(run), run.stop, headers)
