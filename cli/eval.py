@@ -74,6 +74,7 @@ def _print_summary(console: Console, summary: dict[str, object]) -> None:
     from evals.report import fmt
 
     keys: tuple[str, ...] = ("n", "em", "f1", "recall@2", "recall@5", "all_gold@5", "section_recall")
+    keys += ("citation_precision", "citation_recall")
     keys += ("llm_calls_mean", "cached_share", "latency_p50_s")
     table = Table("strategy", *keys, title=f"{summary.get('dataset')}")
     strategies = summary.get("strategies")

@@ -23,6 +23,8 @@ TABLE_KEYS: tuple[tuple[str, str], ...] = (
     ("all_gold@5", "all gold@5"),
     ("cited_recall@5", "cited R@5"),
     ("section_recall", "section R"),
+    ("citation_precision", "cite P"),
+    ("citation_recall", "cite R"),
     ("llm_calls_mean", "LLM calls"),
     ("prompt_tokens_mean", "prompt tok"),
     ("cached_share", "cached share"),

@@ -91,6 +91,10 @@ class StrategySummary(BaseModel):
     """Precision / recall of "not found" replies; None for strategies that give no answers."""
     tools: dict[str, dict[str, float]] = Field(default_factory=dict)
     """Per tool, ``{"calls_mean": calls per question}``."""
+    citation_precision: float | None = None
+    """Mean share of cited items that are gold (over answers that cite something); None without citations."""
+    citation_recall: float | None = None
+    """Mean share of gold passages / sections cited; None for retrieval-only runs."""
 
 
 def _opt_mean(values: Sequence[float | None]) -> float | None:
@@ -165,6 +169,8 @@ def summarize(records: Sequence[QuestionRecord]) -> StrategySummary:
         section_recall=_opt_mean([r.scores.section_recall for r in records]),
         not_found=_not_found(records),
         tools={t: {"calls_mean": c / len(records)} for t, c in sorted(tools.items())} if records else {},
+        citation_precision=_opt_mean([r.scores.citation_precision for r in records]),
+        citation_recall=_opt_mean([r.scores.citation_recall for r in records]),
     )
 
 
