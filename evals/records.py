@@ -95,6 +95,8 @@ class Scores(BaseModel):
     cited (or without an answer or gold)."""
     citation_recall: float | None = None
     """Share of the gold passages and sections that a cited item covers; None without an answer or gold."""
+    judge: float | None = None
+    """The optional LLM judge's verdict on the answer (1 correct, 0 not); None when no judge ran or it was unclear."""
 
 
 class QuestionRecord(BaseModel):

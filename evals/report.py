@@ -25,6 +25,8 @@ TABLE_KEYS: tuple[tuple[str, str], ...] = (
     ("section_recall", "section R"),
     ("citation_precision", "cite P"),
     ("citation_recall", "cite R"),
+    ("judge", "judge"),
+    ("judge_em_agreement", "judge=EM"),
     ("llm_calls_mean", "LLM calls"),
     ("prompt_tokens_mean", "prompt tok"),
     ("cached_share", "cached share"),
