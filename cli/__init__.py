@@ -7,6 +7,7 @@ import logging
 import typer
 
 from cli import ask as ask_cli
+from cli import doctor as doctor_cli
 from cli import eval as eval_cli
 from cli import graph as graph_cli
 from cli import ingest as ingest_cli
@@ -33,6 +34,7 @@ app.command("serve")(serve_cli.serve)
 app.command("worker")(worker_cli.worker)
 app.command("ask")(ask_cli.ask)
 app.command("mcp")(mcp_cli.mcp)
+app.command("doctor")(doctor_cli.doctor)
 
 
 @app.callback()

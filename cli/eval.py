@@ -5,11 +5,15 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
+
+if TYPE_CHECKING:
+    from evals.judge import Judge
+    from knowledge.settings import Settings
 
 app = typer.Typer(
     help="Multi-hop eval suite: `waypoint eval --dataset hotpotqa --strategy bm25 --out DIR`, "
@@ -36,6 +40,7 @@ def run(
     k: Annotated[int, typer.Option(min=1, help="Passages per retrieval call.")] = 5,
     viewer: Annotated[str, typer.Option(help="Trace link template with {run_id}.")] = "",
     allow_mixed: Annotated[bool, typer.Option("--allow-mixed-provenance", help=_MIXED_HELP)] = False,
+    judge: Annotated[bool, typer.Option("--judge", help=_JUDGE_HELP)] = False,
 ) -> None:
     """Run strategies over a dataset, writing records, summary.json and the report into --out."""
     if ctx.invoked_subcommand is not None:
@@ -46,11 +51,13 @@ def run(
     from evals.errors import EvalError
     from evals.progress import ProgressBar
     from evals.report import DEFAULT_VIEWER, write_report
-    from evals.runner import EvalConfig, run_eval
+    from evals.runner import EvalConfig
     from knowledge.settings import Settings
 
     console = Console()
+    settings = Settings()
     try:
+        grader = _judge(settings) if judge else None
         data = load_dataset(dataset)
         config = EvalConfig(
             strategy,
@@ -61,7 +68,7 @@ def run(
             allow_mixed_provenance=allow_mixed,
         )
         with ProgressBar(console) as bar:
-            result = asyncio.run(run_eval(Settings(), data, config, out, observer=bar))
+            result = asyncio.run(_run(settings, data, config, out, bar, grader))
     except EvalError as exc:
         console.print(f"[red]eval failed:[/red] {exc}")
         raise typer.Exit(1) from exc
@@ -70,10 +77,39 @@ def run(
     console.print(f"wrote {out / 'summary.json'}, {out / 'report.md'}, {out / 'report.html'}")
 
 
+_JUDGE_HELP = "Also grade answers with an LLM judge (WAYPOINT_JUDGE_BASE_URL, any OpenAI-compatible /v1)."
+
+
+async def _run(settings: Settings, data: Any, config: Any, out: Path, bar: Any, grader: Judge | None) -> Any:
+    """``run_eval``, closing the judge's client after it."""
+    from evals.runner import run_eval
+
+    try:
+        return await run_eval(settings, data, config, out, observer=bar, judge=grader)
+    finally:
+        if grader is not None:
+            await grader.aclose()
+
+
+def _judge(settings: Settings) -> Judge:
+    """The LLM judge over ``settings.judge``; refused when no endpoint is configured."""
+    from agents.llm.openai_compat import OpenAICompatibleLLM
+    from evals.errors import EvalError
+    from evals.judge import Judge
+
+    cfg = settings.judge
+    if not cfg.base_url:
+        raise EvalError("--judge needs WAYPOINT_JUDGE_BASE_URL (an OpenAI-compatible /v1 endpoint)")
+    key = cfg.api_key.get_secret_value() if cfg.api_key else None
+    llm = OpenAICompatibleLLM(cfg.base_url, model=cfg.model, api_key=key, timeout_s=cfg.timeout_s)
+    return Judge(llm, name=f"{cfg.model}@{cfg.base_url}")
+
+
 def _print_summary(console: Console, summary: dict[str, object]) -> None:
     from evals.report import fmt
 
     keys: tuple[str, ...] = ("n", "em", "f1", "recall@2", "recall@5", "all_gold@5", "section_recall")
+    keys += ("citation_precision", "citation_recall", "judge", "judge_em_agreement")
     keys += ("llm_calls_mean", "cached_share", "latency_p50_s")
     table = Table("strategy", *keys, title=f"{summary.get('dataset')}")
     strategies = summary.get("strategies")

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from cli.progress import progress_bar
 from knowledge.settings import Settings
 
 app = typer.Typer(help="The knowledge graph (embedded FalkorDB, or Neo4j when WAYPOINT_NEO4J_URI is set).")
@@ -68,13 +69,24 @@ def build(
             if reset:
                 await runtime.store.drop(tenant)
             t0 = time.perf_counter()
-            for d in docs:
-                chunk = Chunk(
-                    id=d.id, doc_id=d.id, title=d.title, text=d.text, start=0, end=len(d.text), source=d.source
-                )
-                await sink.upsert(tenant, d, [chunk])
+            with progress_bar(console, "passages", transient=True) as bar:
+                task = bar.add_task("graph build", total=len(docs))
+                for d in docs:
+                    chunk = Chunk(
+                        id=d.id, doc_id=d.id, title=d.title, text=d.text, start=0, end=len(d.text), source=d.source
+                    )
+                    await sink.upsert(tenant, d, [chunk])
+                    bar.advance(task)
+            seconds = time.perf_counter() - t0
             stats = await runtime.store.stats(tenant)
-            console.print(f"{len(docs)} passages in {time.perf_counter() - t0:.1f}s -> {stats}")
+            table = Table("passages", "skipped", "seconds", "passages/s", "entities", "relations", "mentions")
+            rate = f"{len(docs) / seconds:.1f}" if seconds > 0 else "-"
+            table.add_row(
+                str(len(docs)), str(len(errors)), f"{seconds:.1f}", rate,
+                str(stats.entities), str(stats.relations), str(stats.mentions),
+            )  # fmt: skip
+            console.print(table)
+            console.print(f"{len(docs)} passages in {seconds:.1f}s into tenant {tenant!r}")
         except (GraphStoreError, GraphInputError) as exc:
             console.print(f"[red]graph failed:[/red] {exc}")
             raise typer.Exit(1) from exc

@@ -108,15 +108,15 @@ def search(
 
 def _with_progress(console: Console, total: int, run: Callable[[Progress], IngestReport]) -> IngestReport:
     """Run an ingest call under a progress bar over ``total`` inputs."""
-    from rich.progress import Progress as Bar
+    from cli.progress import progress_bar
 
-    with Bar(console=console, transient=True) as bar:
+    with progress_bar(console, "inputs", transient=True) as bar:
         task = bar.add_task("ingesting", total=total or None)
         return run(lambda n: bar.advance(task, n))
 
 
 def _show(console: Console, report: IngestReport) -> None:
-    table = Table("added", "unchanged", "replaced", "failed", "chunks", "seconds")
+    table = Table("added", "unchanged", "replaced", "failed", "chunks", "seconds", "chunks/s")
     table.add_row(
         str(len(report.added)),
         str(len(report.unchanged)),
@@ -124,6 +124,7 @@ def _show(console: Console, report: IngestReport) -> None:
         str(len(report.failed)),
         str(report.chunks),
         f"{report.seconds:.1f}",
+        f"{report.chunks / report.seconds:.1f}" if report.seconds > 0 else "-",
     )
     console.print(table)
     for failure in report.failed:

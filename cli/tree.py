@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
+from rich.table import Table
 from rich.tree import Tree
 
 if TYPE_CHECKING:
@@ -160,7 +162,8 @@ def summarize(
 ) -> None:
     """Have the configured LLM write node summaries (replacing the extractive ones), cached by content."""
     from agents.llm.factory import start_llm
-    from agents.tree_summarizer import TreeSummarizer
+    from agents.tree_summarizer import SummaryReport, TreeSummarizer
+    from cli.progress import progress_bar
     from knowledge.settings import Settings
     from knowledge.trees import TreeStore
 
@@ -179,9 +182,23 @@ def summarize(
         try:
             writer = f"{runtime.backend}:{runtime.model}"
             summarizer = TreeSummarizer(runtime.llm, store, writer=writer, batch=batch or settings.tree.summary_batch)
-            report = await summarizer.summarize_docs(name, [i for i in ids if i])
+            report = SummaryReport()
+            todo = [i for i in ids if i]
+            t0 = time.perf_counter()
+            with progress_bar(console, "docs", transient=True) as bar:
+                task = bar.add_task("tree summaries", total=len(todo))
+                for doc_id in todo:  # one document at a time, so the bar moves (summarize_docs does the same)
+                    report.add(await summarizer.summarize_doc(name, doc_id))
+                    bar.advance(task)
+            seconds = time.perf_counter() - t0
         finally:
             await runtime.aclose()
+        table = Table("documents", "node summaries", "from cache", "kept extractive", "LLM calls", "seconds")
+        table.add_row(
+            str(report.documents), str(report.nodes), str(report.cached), str(report.failed),
+            str(report.llm_calls), f"{seconds:.1f}",
+        )  # fmt: skip
+        console.print(table)
         console.print(
             f"{report.documents} documents: {report.nodes} node summaries written by {writer} "
             f"({report.cached} from the cache), {report.failed} kept extractive; {report.llm_calls} LLM calls"

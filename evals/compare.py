@@ -25,6 +25,8 @@ METRICS: tuple[tuple[str, Getter, bool], ...] = (
     ("all_gold@5", lambda r: r.scores.all_gold_5, True),
     ("cited_recall@5", lambda r: r.scores.cited_recall_5, True),
     ("section_recall", lambda r: r.scores.section_recall, True),
+    ("citation_precision", lambda r: r.scores.citation_precision, True),
+    ("citation_recall", lambda r: r.scores.citation_recall, True),
     ("llm_calls", lambda r: float(r.llm_calls), False),
     ("prompt_tokens", lambda r: float(r.prompt_tokens), False),
     ("completion_tokens", lambda r: float(r.completion_tokens), False),

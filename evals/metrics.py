@@ -143,3 +143,29 @@ def precision_recall(predicted: Sequence[bool], expected: Sequence[bool]) -> tup
     tp = sum(p and e for p, e in zip(predicted, expected, strict=True))
     n_pred, n_exp = sum(predicted), sum(expected)
     return (tp / n_pred if n_pred else None, tp / n_exp if n_exp else None)
+
+
+def citation_precision_recall(
+    cited: Iterable[tuple[str, Sequence[str]]],
+    gold_ids: Iterable[str],
+    gold_sections: Sequence[tuple[str, Sequence[str]]] = (),
+) -> tuple[float | None, float | None]:
+    """Precision and recall of an answer's citations, items ``(doc id, section path)`` against the gold.
+
+    The gold units are the supporting passage ids and the gold sections. A cited item supports the answer when it
+    is a gold passage or lies in or below a gold section; precision is the share of distinct cited items that do
+    (None when nothing is cited), recall the share of gold units at least one cited item covers (None without gold).
+    """
+    items = list(dict.fromkeys((doc, tuple(path)) for doc, path in cited))
+    passages = set(gold_ids) - {doc for doc, _ in gold_sections}  # a gold document is scored as its section
+
+    def supports(doc: str, path: Sequence[str]) -> bool:
+        return doc in passages or any(in_section(doc, path, gd, gp) for gd, gp in gold_sections)
+
+    units = len(passages) + len(gold_sections)
+    precision = sum(supports(d, p) for d, p in items) / len(items) if items else None
+    if not units:
+        return precision, None
+    covered = sum(any(d == g for d, _ in items) for g in passages)
+    covered += sum(any(in_section(d, p, gd, gp) for d, p in items) for gd, gp in gold_sections)
+    return precision, covered / units

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from evals.records import QuestionRecord
 
@@ -16,7 +24,10 @@ class ProgressBar:
             TextColumn("{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]}"),
             TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
             TextColumn("{task.fields[stats]}"),
             console=console,
         )
@@ -33,16 +44,25 @@ class ProgressBar:
     def start(self, strategy: str, total: int, done: int) -> None:
         """A new bar, already advanced by the questions recorded earlier."""
         self._records = []
-        self._task = self.progress.add_task(strategy, total=total, completed=done, stats="resumed" if done else "")
+        self._task = self.progress.add_task(
+            strategy, total=total, completed=done, stats="resumed" if done else "", rate="-"
+        )
 
     def record(self, record: QuestionRecord) -> None:
         """Advance and refresh the running averages."""
         self._records.append(record)
         if self._task is not None:
             self.progress.update(self._task, advance=1, stats=running_stats(self._records))
+            task = self.progress.tasks[self._task]
+            self.progress.update(self._task, rate=rate_text(task.speed))
 
     def finish(self, strategy: str) -> None:
         """Nothing to do: the bar stays on screen."""
+
+
+def rate_text(per_s: float | None) -> str:
+    """Questions per minute (evals are slow), ``-`` before rich has a speed estimate."""
+    return f"{per_s * 60:.1f} q/min" if per_s else "-"
 
 
 def running_stats(records: list[QuestionRecord]) -> str:

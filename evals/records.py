@@ -90,6 +90,13 @@ class Scores(BaseModel):
     """Share of gold passages among the first 5 cited passages; None without an answer or without gold."""
     section_recall: float | None = None
     """Share of gold sections in or below which a retrieved or cited item lies; None without gold sections."""
+    citation_precision: float | None = None
+    """Share of the distinct cited items that are gold passages or lie in a gold section; None when nothing is
+    cited (or without an answer or gold)."""
+    citation_recall: float | None = None
+    """Share of the gold passages and sections that a cited item covers; None without an answer or gold."""
+    judge: float | None = None
+    """The optional LLM judge's verdict on the answer (1 correct, 0 not); None when no judge ran or it was unclear."""
 
 
 class QuestionRecord(BaseModel):

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from evals.datasets import Dataset, Question
 from evals.documents import check_gold_paths, load_documents
 from evals.errors import EvalError
+from evals.judge import Judge
 from evals.provenance import check_mergeable, collect_provenance, differences, machine_state
 from evals.records import QuestionRecord
 from evals.resources import EvalResources, NoLLM
@@ -104,6 +105,7 @@ async def run_strategy(
     concurrency: int = 1,
     observer: Observer | None = None,
     provenance: str = "",
+    judge: Judge | None = None,
 ) -> list[QuestionRecord]:
     """Run the questions not yet recorded (or recorded with an error), appending each record as it finishes."""
     if concurrency < 1:
@@ -123,6 +125,8 @@ async def run_strategy(
                 outcome = await strategy.run(question)
                 record = make_record(question, strategy.name, outcome, time.perf_counter() - start)
                 record = record.model_copy(update={"provenance": provenance})
+                if judge is not None:
+                    record = await _judged(judge, record)
             except Exception as exc:
                 log.warning("strategy %r failed on %r: %s", strategy.name, question.id, exc)
                 message = f"{type(exc).__name__}: {exc}"
@@ -139,6 +143,15 @@ async def run_strategy(
     if observer is not None:
         observer.finish(strategy.name)
     return [done[q.id] for q in questions]
+
+
+async def _judged(judge: Judge, record: QuestionRecord) -> QuestionRecord:
+    """The record with the judge's verdict; a failing judge leaves the verdict empty and loses nothing."""
+    try:
+        return await judge.apply(record)
+    except Exception as exc:
+        log.warning("the judge failed on %r: %s", record.question_id, exc)
+        return record
 
 
 def _model_meta(resources: EvalResources) -> tuple[str | None, str | None]:
@@ -205,6 +218,7 @@ async def run_eval(
     *,
     llm: LLMBackend | None = None,
     observer: Observer | None = None,
+    judge: Judge | None = None,
 ) -> EvalResult:
     """Run every configured strategy over the dataset into ``out``, then write ``summary.json``."""
     if not config.strategies:
@@ -228,12 +242,15 @@ async def run_eval(
                 concurrency=config.concurrency,
                 observer=observer,
                 provenance=prov["id"],
+                judge=judge,
             )
         model, backend = _model_meta(resources)
     finally:
         await resources.aclose()
     if model is not None:
         meta.update(model=model, backend=backend)
+    if judge is not None:
+        meta["judge"] = judge.name
     meta["finished_at"] = _now()
     write_meta(out, meta)
     summary, records = write_summary(out, dataset, meta, allow_mixed_provenance=config.allow_mixed_provenance)

@@ -7,6 +7,7 @@ from evals.metrics import (
     all_gold_at_k,
     best_exact_match,
     best_f1,
+    citation_precision_recall,
     dedupe,
     recall_at_k,
     says_not_found,
@@ -44,9 +45,11 @@ def score(question: Question, outcome: Outcome) -> Scores:
     ranked = dedupe(outcome.retrieved_ids)
     answered = outcome.answer is not None
     em, f1 = _answer_scores(question, outcome)
-    items = _items(outcome.retrieved_ids, outcome.retrieved_paths) + _items(outcome.cited_ids, outcome.cited_paths)
+    cited = _items(outcome.cited_ids, outcome.cited_paths)
+    items = _items(outcome.retrieved_ids, outcome.retrieved_paths) + cited
     if not gold:  # nothing to retrieve: a not-found question
         return Scores(em=em, f1=f1, recall_2=None, recall_5=None, all_gold_5=None, recall_all=None)
+    cite_p, cite_r = citation_precision_recall(cited, question.supporting_passage_ids, question.gold_sections)
     return Scores(
         em=em,
         f1=f1,
@@ -56,6 +59,8 @@ def score(question: Question, outcome: Outcome) -> Scores:
         recall_all=recall_at_k(ranked, gold, len(ranked)) if ranked else 0.0,
         cited_recall_5=recall_at_k(outcome.cited_ids, gold, 5) if answered else None,
         section_recall=section_recall(items, question.gold_sections),
+        citation_precision=cite_p if answered else None,
+        citation_recall=cite_r if answered else None,
     )
 
 

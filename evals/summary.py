@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evals.judge import agreement
 from evals.metrics import cached_share, mean, percentile, precision_recall, says_not_found
 from evals.records import QuestionRecord
 
@@ -91,6 +92,14 @@ class StrategySummary(BaseModel):
     """Precision / recall of "not found" replies; None for strategies that give no answers."""
     tools: dict[str, dict[str, float]] = Field(default_factory=dict)
     """Per tool, ``{"calls_mean": calls per question}``."""
+    citation_precision: float | None = None
+    """Mean share of cited items that are gold (over answers that cite something); None without citations."""
+    citation_recall: float | None = None
+    """Mean share of gold passages / sections cited; None for retrieval-only runs."""
+    judge: float | None = None
+    """Mean LLM-judge verdict; None when no judge ran."""
+    judge_em_agreement: float | None = None
+    """Share of judged answers where the judge and EM agree; None when no judge ran."""
 
 
 def _opt_mean(values: Sequence[float | None]) -> float | None:
@@ -165,6 +174,10 @@ def summarize(records: Sequence[QuestionRecord]) -> StrategySummary:
         section_recall=_opt_mean([r.scores.section_recall for r in records]),
         not_found=_not_found(records),
         tools={t: {"calls_mean": c / len(records)} for t, c in sorted(tools.items())} if records else {},
+        citation_precision=_opt_mean([r.scores.citation_precision for r in records]),
+        citation_recall=_opt_mean([r.scores.citation_recall for r in records]),
+        judge=_opt_mean([r.scores.judge for r in records]),
+        judge_em_agreement=agreement(records),
     )
 
 

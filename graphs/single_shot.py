@@ -1,4 +1,10 @@
-"""The evals' baseline: one hybrid top-5 retrieval, then one cited answer call; same events as the agent."""
+"""The evals' baselines: one retrieval, then one cited answer call; same events as the agent.
+
+``stream_single_shot`` retrieves with one tool (hybrid vector search by default, top 5);
+``stream_single_shot_fused`` retrieves exactly as the agent's first search does (the agent's own retrieve node over
+its first-call tools: vector + graph, each ``fusion_depth`` deep, fused by reciprocal rank into ``top_k``), so
+"agent vs single_shot_fused" measures the agent loop alone, not graph access.
+"""
 
 from __future__ import annotations
 
@@ -23,12 +29,14 @@ from graphs.events import (
     Token,
     ToolCall,
 )
-from graphs.kit import make_kit
+from graphs.kit import Kit, make_kit
+from graphs.nodes import retrieve as retrieve_node
 from graphs.nodes.finalize import citations
 from graphs.nodes.retrieve import add_candidates
 from graphs.runner import GRACE_S, RunRequest, totals
-from graphs.state import AgentState, initial_state
+from graphs.state import AgentState, EvidenceRecord, evidence_of, initial_state, new_subquestion
 from graphs.streaming import Emit, drive
+from knowledge.models import Evidence
 
 BASELINE_TOOL = "vector_search"
 """The hybrid (dense + sparse) tool the baseline uses when the request names none."""
@@ -36,32 +44,42 @@ BASELINE_K = 5
 """Passages the baseline retrieves."""
 
 
-async def stream_single_shot(deps: Deps, request: RunRequest) -> AsyncIterator[Envelope]:
+def first_search_tools(deps: Deps, request: RunRequest) -> list[str]:
+    """The tools of the agent's first search: its first-call tools (vector + graph) that are available and allowed
+    (``request.tools`` limits them as it limits the agent); the first allowed tool when none of them is."""
+    allowed = [t for t in (request.tools or list(deps.tools)) if t in deps.tools]
+    return [t for t in deps.settings.agent.first_call_tools if t in allowed] or allowed[:1]
+
+
+async def stream_single_shot_fused(deps: Deps, request: RunRequest) -> AsyncIterator[Envelope]:
+    """A baseline run whose one retrieval is the agent's first search (see the module doc), then one answer."""
+    async for envelope in stream_single_shot(deps, request, fused=True):
+        yield envelope
+
+
+async def stream_single_shot(deps: Deps, request: RunRequest, *, fused: bool = False) -> AsyncIterator[Envelope]:
     """Stream a baseline run: ``run_started``, retrieve, answer (tokens), ``answer``, ``usage``, ``done``."""
     run_id = request.run_id or uuid.uuid4().hex
     kit = make_kit(deps, planning=False)  # the baseline never plans
 
     async def produce(emit: Emit) -> Done:
         started = deps.clock()
-        tool = (request.tools or [BASELINE_TOOL])[0]
-        emit(RunStarted(question=request.question, thread_id=request.thread_id, tools=[tool]))
+        tools = first_search_tools(deps, request) if fused else [(request.tools or [BASELINE_TOOL])[0]]
+        tools = tools or [BASELINE_TOOL]
+        emit(RunStarted(question=request.question, thread_id=request.thread_id, tools=tools))
         meter = Meter(
             {"steps": 0, "llm_calls": 0, "prompt_tokens": 0, "cached_tokens": 0, "completion_tokens": 0}, emit
         )
-        state: AgentState = initial_state(request.question, [tool], started)
+        state: AgentState = initial_state(request.question, tools, started)
         meter.budget["steps"] += 1
         emit(StepStarted(node="retrieve", step=1))
         t0 = time.perf_counter()
-        try:
-            found = await deps.tools[tool].search(request.question, k=BASELINE_K)
-            emit(ToolCall(tool=tool, query=request.question, duration_s=time.perf_counter() - t0, n_results=len(found)))
-            emit(EvidenceFound(tool=tool, items=found))
-        except Exception as exc:  # a failing or missing tool leaves the baseline without evidence
-            found = []
-            emit(ToolCall(tool=tool, query=request.question, status="error", error=str(exc)))
-            emit(RunError(message=f"tool {tool!r} failed: {exc!r}", error_type=type(exc).__name__))
-        records = add_candidates([], found, subq=0, round_no=1)
-        state["evidence"] = [{**r, "status": "kept"} for r in records]
+        if fused:
+            found = await _first_search(kit, state, tools, meter)
+        else:
+            found = await _one_tool(deps, tools[0], request.question, emit)
+            records = add_candidates([], found, subq=0, round_no=1)
+            state["evidence"] = [{**r, "status": "kept"} for r in records]
         emit(
             StepFinished(
                 node="retrieve", step=1, duration_s=time.perf_counter() - t0, summary={"n_results": len(found)}
@@ -92,3 +110,28 @@ async def stream_single_shot(deps: Deps, request: RunRequest) -> AsyncIterator[E
         run_id, produce, limit_s=deps.settings.agent.wall_clock_s + deps.settings.agent.hard_limit_grace_s + GRACE_S
     ):
         yield envelope
+
+
+async def _first_search(kit: Kit, state: AgentState, tools: list[str], meter: Meter) -> list[Evidence]:
+    """The agent's retrieve node, routed as its first search of the whole question; what it fused is kept."""
+    question = state["question"]
+    state["plan"] = [new_subquestion(question)]
+    state["route"] = {"tools": tools, "query": question, "reason": "the agent's first search"}
+    update = await retrieve_node.make(kit)(state, meter)
+    records: list[EvidenceRecord] = update["evidence"]
+    state["evidence"] = [{**r, "status": "kept"} for r in records]
+    return [evidence_of(r) for r in state["evidence"]]
+
+
+async def _one_tool(deps: Deps, tool: str, question: str, emit: Emit) -> list[Evidence]:
+    """One top-``BASELINE_K`` search; a failing or missing tool leaves the baseline without evidence."""
+    t0 = time.perf_counter()
+    try:
+        found = await deps.tools[tool].search(question, k=BASELINE_K)
+        emit(ToolCall(tool=tool, query=question, duration_s=time.perf_counter() - t0, n_results=len(found)))
+        emit(EvidenceFound(tool=tool, items=found))
+    except Exception as exc:
+        emit(ToolCall(tool=tool, query=question, status="error", error=str(exc)))
+        emit(RunError(message=f"tool {tool!r} failed: {exc!r}", error_type=type(exc).__name__))
+        return []
+    return found

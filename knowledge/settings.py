@@ -328,6 +328,19 @@ class OTelConfig(BaseSettings):
         return bool(endpoint) and not self.sdk_disabled and self.traces_exporter.strip().lower() != "none"
 
 
+class JudgeConfig(BaseModel):
+    """The optional LLM judge of ``waypoint eval --judge``: any OpenAI-compatible server (off unless used)."""
+
+    base_url: str | None = None
+    """``WAYPOINT_JUDGE_BASE_URL``, e.g. ``http://127.0.0.1:30000/v1``."""
+    model: str = "default"
+    """Model name sent in requests."""
+    api_key: SecretStr | None = None
+    """Bearer token, if the server wants one."""
+    timeout_s: float = 120.0
+    """Read timeout of one judge call."""
+
+
 class Settings(BaseSettings):
     """All of Waypoint's configuration."""
 
@@ -357,6 +370,7 @@ class Settings(BaseSettings):
     agent: AgentConfig = Field(default_factory=AgentConfig)
     api: APIConfig = Field(default_factory=APIConfig)
     traces: TracesConfig = Field(default_factory=TracesConfig)
+    judge: JudgeConfig = Field(default_factory=JudgeConfig)
     otel: OTelConfig = Field(default_factory=OTelConfig)
     """Read from ``OTEL_*`` when the settings are built (standard OpenTelemetry variables)."""
 

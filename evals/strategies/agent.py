@@ -14,7 +14,7 @@ from evals.strategies.collect import collect_stream
 from graphs.deps import Deps
 from graphs.events import Envelope
 from graphs.runner import RunRequest, stream_run
-from graphs.single_shot import stream_single_shot
+from graphs.single_shot import stream_single_shot, stream_single_shot_fused
 from graphs.tracing.record import recorded
 from graphs.tracing.run_store import RunStore
 
@@ -80,5 +80,11 @@ register_strategy(
     "single_shot",
     _graph_factory("single_shot", stream_single_shot),
     "One retrieval then one answer, through the graph's events",
+    needs_llm=True,
+)
+register_strategy(
+    "single_shot_fused",
+    _graph_factory("single_shot_fused", stream_single_shot_fused),
+    "The agent's first search (vector + graph fused, its own retrieve node), then one answer call",
     needs_llm=True,
 )

@@ -9,6 +9,7 @@ from evals.metrics import (
     best_exact_match,
     best_f1,
     cached_share,
+    citation_precision_recall,
     dedupe,
     exact_match,
     normalize_answer,
@@ -98,3 +99,23 @@ def test_percentile_interpolates() -> None:
 def test_cached_share() -> None:
     assert cached_share(200, 150) == 0.75
     assert cached_share(0, 0) is None
+
+
+def test_citation_precision_and_recall_on_passages() -> None:
+    # two gold passages; the answer cites one of them, a wrong one, and the gold one again (counted once)
+    p, r = citation_precision_recall([("g1", []), ("x", []), ("g1", [])], ["g1", "g2"])
+    assert p == 0.5 and r == 0.5
+    assert citation_precision_recall([("g1", []), ("g2", [])], ["g1", "g2"]) == (1.0, 1.0)
+    assert citation_precision_recall([], ["g1"]) == (None, 0.0)  # nothing cited: no precision, no recall
+    assert citation_precision_recall([("x", [])], []) == (0.0, None)  # nothing to cite: no recall
+
+
+def test_citation_precision_and_recall_on_sections() -> None:
+    gold = [("guide.md", ["Guide", "Install"])]
+    below = ("guide.md", ["guide", "install ", "Linux"])  # case and spacing are loose; below the section counts
+    beside = ("guide.md", ["Guide", "Usage"])
+    assert citation_precision_recall([below, beside], [], gold) == (0.5, 1.0)
+    assert citation_precision_recall([beside], [], gold) == (0.0, 0.0)
+    # a gold document without a path is gold as a whole; a passage and a section count as two gold units
+    p, r = citation_precision_recall([("other.md", ["Other"])], ["g1"], [("other.md", [])])
+    assert p == 1.0 and r == 0.5

@@ -33,9 +33,10 @@ def _reply(messages: Sequence[Message], options: CallOptions) -> str:
 
 async def test_mixed_folder_end_to_end_with_the_scripted_llm(settings: Settings, tmp_path: Path) -> None:
     ds = load_dataset(write_mixed(tmp_path / "mixed"))
-    llm = ScriptedLLM([_reply] * 12)
+    llm = ScriptedLLM([_reply] * 16)
     out = tmp_path / "out"
-    result = await run_eval(settings, ds, EvalConfig(["bm25", "hybrid", "single_shot"]), out, llm=llm)
+    strategies = ["bm25", "hybrid", "single_shot", "single_shot_fused"]
+    result = await run_eval(settings, ds, EvalConfig(strategies), out, llm=llm)
     assert llm.remaining == 0  # one answer call per question and strategy
     summary = json.loads((out / "summary.json").read_text())
     assert summary["schema_version"] == 2
@@ -55,6 +56,12 @@ async def test_mixed_folder_end_to_end_with_the_scripted_llm(settings: Settings,
     assert single["sec"].scores.section_recall is not None and single["sec"].scores.em == 1.0
     assert single["abs"].said_not_found is True
     assert summary["strategies"]["single_shot"]["section_recall"] is not None
+    # the fused baseline searches as the agent's first search: vector and graph, once each, one answer call
+    fused = summary["strategies"]["single_shot_fused"]
+    assert fused["errors"] == 0 and fused["llm_calls_mean"] == 1.0
+    assert fused["tools"] == {"graph_search": {"calls_mean": 1.0}, "vector_search": {"calls_mean": 1.0}}
+    assert {r.question_id: r.scores.em for r in result.records["single_shot_fused"]}["abs"] == 1.0
+    assert fused["citation_precision"] is not None and fused["citation_recall"] is not None
     # run.json says where the numbers came from
     prov = read_meta(out)["provenance"]
     assert prov["backend"] == "passed-in" and prov["model"] == "scripted" and prov["model_sha256"] is None

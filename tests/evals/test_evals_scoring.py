@@ -72,3 +72,12 @@ def test_record_json_uses_metric_names() -> None:
     dumped = rec.model_dump(mode="json")
     assert dumped["scores"]["recall@5"] == 0.5
     assert type(rec).model_validate_json(rec.model_dump_json()) == rec
+
+
+def test_citation_precision_and_recall_are_scored_per_answer() -> None:
+    cited = make_record(Q, "agent", Outcome(answer="Dijon", cited_ids=["g1", "x", "g1"]), 1.0)
+    assert cited.scores.citation_precision == 0.5 and cited.scores.citation_recall == 0.5
+    retrieval_only = make_record(Q, "hybrid", Outcome(retrieved_ids=["g1"], cited_ids=[]), 1.0)
+    assert retrieval_only.scores.citation_precision is None and retrieval_only.scores.citation_recall is None
+    uncited = make_record(Q, "agent", Outcome(answer="Dijon"), 1.0)
+    assert uncited.scores.citation_precision is None and uncited.scores.citation_recall == 0.0

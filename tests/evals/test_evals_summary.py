@@ -59,3 +59,21 @@ def test_retrieval_only_strategy_has_nulls() -> None:
     for key in ("em", "f1", "llm_calls_mean", "prompt_tokens_mean", "cached_tokens_mean", "cached_share"):
         assert s[key] is None, key
     assert s["recall@5"] == 1.0
+
+
+def test_citation_precision_and_recall_reach_summary_json() -> None:
+    from evals.datasets import Question
+    from evals.records import Outcome
+    from evals.scoring import make_record
+
+    q = Question(id="q", question="?", answers=["a"], supporting_passage_ids=["g1", "g2"])
+    records = [
+        make_record(q, "agent", Outcome(answer="a", cited_ids=["g1", "g2"]), 1.0),  # P 1, R 1
+        make_record(q, "agent", Outcome(answer="a", cited_ids=["g1", "x"]), 1.0),  # P 0.5, R 0.5
+        make_record(q, "agent", Outcome(answer="a"), 1.0),  # nothing cited: P None (left out), R 0
+    ]
+    s = build_summary({"dataset": "tiny"}, {"agent": records})["strategies"]["agent"]
+    assert s["citation_precision"] == pytest.approx(0.75)
+    assert s["citation_recall"] == pytest.approx(0.5)
+    only = summarize([make_record(q, "hybrid", Outcome(retrieved_ids=["g1"]), 1.0)]).model_dump(mode="json")
+    assert only["citation_precision"] is None and only["citation_recall"] is None

@@ -5,16 +5,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack
+from typing import Any
 
 import pytest
-from agent_support import ClosingLLM, ListTool, MakeDeps, cite, grade_by, j, kinds, of_kind, prompts, run_all
+from agent_support import PASSAGES, ClosingLLM, ListTool, MakeDeps, cite, grade_by, j, kinds, of_kind, prompts, run_all
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from agents.llm import CallOptions, Message, ScriptedLLM
 from graphs.events import Token
 from graphs.graph import build_graph
 from graphs.runner import RunRequest, stream_run
-from graphs.single_shot import stream_single_shot
+from graphs.single_shot import stream_single_shot, stream_single_shot_fused
 from graphs.state import initial_state
 from graphs.stores import open_checkpointer
 from knowledge.settings import Settings
@@ -157,6 +158,41 @@ async def test_single_shot_baseline_retrieves_once_and_answers(make_deps: MakeDe
 
 
 Q_BORN = "Where was Christopher Nolan born?"
+
+
+class DepthTool(ListTool):
+    """A ListTool that also records the depth each search asked for."""
+
+    def __init__(self, name: str, passages: Sequence[tuple[str, str, str]]) -> None:
+        super().__init__(name, passages)
+        self.ks: list[int] = []
+
+    async def search(self, query: str, *, k: int = 5, filters: Any = None) -> list[Any]:
+        self.ks.append(k)
+        return await super().search(query, k=k, filters=filters)
+
+
+async def test_single_shot_fused_retrieves_as_the_agents_first_search(make_deps: MakeDeps) -> None:
+    vector = DepthTool("vector_search", [p for p in PASSAGES if p[0] != "p-born"])
+    graph = DepthTool("graph_search", [p for p in PASSAGES if p[0] == "p-born"])
+    other = DepthTool("tree_search", PASSAGES)  # not a first-call tool: never searched
+    llm = ScriptedLLM([cite("born in London", "London")])
+    deps = make_deps(llm, [vector, graph, other], top_k=3, fusion_depth=7)
+    envs = [e async for e in stream_single_shot_fused(deps, RunRequest(question=Q_BORN))]
+    assert of_kind(envs, "run_started")[0].tools == ["vector_search", "graph_search"]
+    assert vector.queries == [Q_BORN] and graph.queries == [Q_BORN] and other.queries == []
+    assert vector.ks == [7] and graph.ks == [7]  # each tool fusion_depth deep, as the agent's first search
+    fused = of_kind(envs, "evidence")
+    assert len(fused) == 1 and fused[0].tool == "vector_search+graph_search" and len(fused[0].items) == 3
+    assert "p-born" in [e.doc_id for e in fused[0].items]  # only the graph found it: fusion kept it
+    answer = of_kind(envs, "answer")[0]
+    assert answer.text == "London" and [c.doc_id for c in answer.citations] == ["p-born"]
+    assert len(llm.calls) == 1 and of_kind(envs, "done")[0].status == "ok"
+    # the request's tools limit the first search as they limit the agent
+    llm2 = ScriptedLLM(["London"])
+    request = RunRequest(question=Q_BORN, tools=["graph_search"])
+    limited = [e async for e in stream_single_shot_fused(make_deps(llm2, [vector, graph]), request)]
+    assert of_kind(limited, "run_started")[0].tools == ["graph_search"] and len(vector.queries) == 1
 
 
 async def test_a_request_for_another_tenant_is_refused(make_deps: MakeDeps) -> None:

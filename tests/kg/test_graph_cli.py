@@ -28,6 +28,7 @@ def test_build_stats_query(corpus: Path) -> None:
     built = runner.invoke(app, ["graph", "build", str(corpus), "--tenant", "cli"])
     assert built.exit_code == 0, built.output
     assert "6 passages" in built.output and "skipped" in built.output
+    assert "passages/s" in built.output and "entities" in built.output  # the final summary table
     stats = runner.invoke(app, ["graph", "stats", "--tenant", "cli"])
     assert stats.exit_code == 0 and "falkordb" in stats.output
     assert "6 " in stats.output or "│ 6" in stats.output

@@ -81,3 +81,30 @@ def test_cli_build_and_show(data_dir: Path) -> None:
 def test_cli_search_help_lists_the_doc_option() -> None:
     result = CliRunner().invoke(app, ["tree", "search", "--help"])
     assert result.exit_code == 0 and "--doc" in result.output
+
+
+def test_cli_summarize_shows_progress_and_a_summary_table(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import dataclass
+
+    import agents.llm.factory
+    from agents.llm.scripted import ScriptedLLM
+
+    @dataclass
+    class Runtime:
+        llm: ScriptedLLM
+        backend: str = "scripted"
+        model: str = "stub"
+
+        async def aclose(self) -> None:
+            return None
+
+    llm = ScriptedLLM([lambda messages, options: "not json"] * 64)  # unusable replies: summaries stay extractive
+    monkeypatch.setattr(agents.llm.factory, "start_llm", lambda settings: Runtime(llm))
+    (data_dir / "manual.md").write_text(MANUAL)
+    runner = CliRunner()
+    assert runner.invoke(app, ["tree", "build", str(data_dir / "manual.md")]).exit_code == 0
+    done = runner.invoke(app, ["tree", "summarize"], env={"COLUMNS": "200"})
+    assert done.exit_code == 0, done.output
+    out = flat(done.output)
+    assert "node summaries" in out and "kept extractive" in out and "LLM calls" in out  # the summary table
+    assert "1 documents:" in out and len(llm.calls) > 0
