@@ -69,17 +69,20 @@ class RunRequest(BaseModel):
         return cls(**fields)
 
 
-def _allowed(deps: Deps, request: RunRequest, offered: list[str]) -> list[str]:
+def _allowed(deps: Deps, request: RunRequest, emit: Emit, offered: list[str]) -> list[str]:
     """The tools the run may use: the request's (checked once where it was made) or every offered one.
 
     A request made without the registry's names (``RunRequest(...)`` directly) is held to the tenant's tools
-    by the same check; a name they lack fails the run with ``UnknownToolError``.
+    by the same check: the names they lack are reported in an ``error`` event and left out, as before.
     """
     if request.tools is None:
         return offered
-    names = checked_tools(request.tools, deps.tools)
-    assert names is not None
-    return names
+    names = list(dict.fromkeys(request.tools))
+    try:
+        checked_tools(names, deps.tools)
+    except UnknownToolError as exc:
+        emit(RunError(message=str(exc), error_type="UnknownTool"))
+    return [n for n in names if n in deps.tools]
 
 
 def totals(state: AgentState, wall_s: float) -> dict[str, Any]:
@@ -135,7 +138,7 @@ async def stream_run(deps: Deps, request: RunRequest) -> AsyncIterator[Envelope]
             )
             return Done(status="error")
         offered = offered_tools(deps.tools)  # asks each tool once per run (tree_search: its store)
-        allowed = _allowed(deps, request, offered)
+        allowed = _allowed(deps, request, emit, offered)
         emit(RunStarted(question=request.question, thread_id=thread_id, tools=allowed))
         graph = graph_of(deps, {*offered, *allowed})
         config: dict[str, Any] = {

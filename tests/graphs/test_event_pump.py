@@ -7,9 +7,7 @@ import contextlib
 
 import anyio
 import pytest
-from agent_support import ListTool, MakeDeps, kinds, run_all
 
-from agents.llm import ScriptedLLM
 from graphs.runner import RunRequest, UnknownToolError, checked_tools
 from graphs.streaming import Emit, Stopped, pump
 from knowledge.errors import BadInputError
@@ -72,13 +70,3 @@ def test_checked_names_the_unknown_tools_and_drops_repeats() -> None:
     assert ok.tools == ["vector_search"]
     assert RunRequest.checked(None, question="q", tools=["anything"]).tools == ["anything"]
     assert checked_tools(None, ["vector_search"]) is None
-
-
-async def test_an_unchecked_request_for_a_tool_the_tenant_lacks_fails_the_run_clearly(make_deps: MakeDeps) -> None:
-    llm = ScriptedLLM([])
-    envelopes = await run_all(make_deps(llm, tools=[ListTool()]), "q", tools=["web_search"])
-    assert kinds(envelopes) == ["error", "done"]
-    error, done = envelopes[0].event, envelopes[1].event
-    assert getattr(error, "error_type", "") == "UnknownToolError" and "web_search" in getattr(error, "message", "")
-    assert getattr(done, "status", "") == "error"
-    assert llm.calls == []
