@@ -14,9 +14,10 @@ import anyio
 from api.admission import Ticket
 from api.deps import RunSpec
 from api.errors import APIError, not_found
-from api.live import RunRecorder, drive
+from api.live import drive
 from api.state import AppState
 from graphs.events import Envelope
+from graphs.tracing.record import Recorder
 
 log = logging.getLogger(__name__)
 
@@ -41,17 +42,6 @@ def check_message(state: AppState, message: str) -> str:
     if len(text) > limit:
         raise APIError(422, "invalid_request", f"message has {len(text)} characters; the limit is {limit}")
     return text
-
-
-def check_tools(state: AppState, tools: list[str] | None) -> list[str] | None:
-    """The requested tools, or a 422 naming the unknown ones."""
-    known = state.deps.tool_names
-    if tools is None or not known:
-        return tools
-    unknown = [t for t in tools if t not in known]
-    if unknown:
-        raise APIError(422, "invalid_request", f"unknown tools {unknown!r}; available: {known!r}")
-    return tools
 
 
 def check_resume(options: dict[str, Any], thread_id: str | None) -> None:
@@ -112,7 +102,6 @@ def _checked(
     options: dict[str, Any] | None,
 ) -> tuple[str, list[str] | None, str | None]:
     question = check_message(state, message)
-    tools = check_tools(state, tools)
     check_resume(options or {}, thread_id)
     if thread_id is not None and not state.store.thread_exists(thread_id, tenant=tenant):
         raise not_found("thread", thread_id)
@@ -131,14 +120,20 @@ def _register(
     if thread_id is None:
         thread_id = f"th_{uuid.uuid4().hex}"
     run_id = f"run_{uuid.uuid4().hex}"
+    spec = RunSpec.checked(
+        state.deps.tool_names or None,
+        run_id=run_id,
+        tenant=tenant,
+        question=question,
+        thread_id=thread_id,
+        tools=tools,
+        options=options or {},
+    )  # the run contract, checked once: an unknown tool is a 422 before anything is stored
     state.store.start_run(run_id=run_id, tenant=tenant, question=question, thread_id=thread_id, owner=state.owner.id)
     log.info("run started", extra={"run_id": run_id, "tenant": tenant, "thread_id": thread_id})
-    spec = RunSpec(
-        run_id=run_id, tenant=tenant, question=question, thread_id=thread_id, tools=tools, options=options or {}
-    )
     stop = state.streams.open()
     cancel = state.cancels[run_id] = anyio.Event()
-    recorder = RunRecorder(state.store, state.metrics, run_id)
+    recorder = Recorder(state.store, run_id, observer=state.metrics)
     driven = drive(state.deps.run(spec), recorder, stop, cancel)
     events = _tracked(state, stop, driven, run_id, tenant, ticket)
     if ticket is not None:  # a stream dropped before its first read never runs its finally: free the slot then

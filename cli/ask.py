@@ -70,7 +70,7 @@ def ask(
 ) -> None:
     """Ask the agent a question; stream its steps and the cited answer."""
     from agents.llm import LLMError
-    from graphs.runner import RunRequest, stream_run
+    from graphs.runner import RunRequest, UnknownToolError, stream_run
     from graphs.services import open_services
     from graphs.tracing.record import recorded
     from knowledge.settings import Settings
@@ -80,13 +80,19 @@ def ask(
     who = tenant or settings.default_tenant
     options = {"resume": resume}
     run_id, thread_id = f"run_{uuid.uuid4().hex}", thread or f"th_{uuid.uuid4().hex}"
-    request = RunRequest(
-        question=question, thread_id=thread_id, tenant=who, tools=tools or None, run_id=run_id, options=options
-    )
     status = {"value": "error"}
 
     async def run() -> None:
         async with open_services(settings) as services:
+            request = RunRequest.checked(
+                services.tool_names(),
+                question=question,
+                thread_id=thread_id,
+                tenant=who,
+                tools=tools or None,
+                run_id=run_id,
+                options=options,
+            )
             streaming = False
             events = stream_run(services.deps_for(who), request)
             kept = recorded(
@@ -102,6 +108,9 @@ def ask(
     except LLMError as exc:
         console.print(f"[red]LLM backend failed:[/red] {exc}")
         raise typer.Exit(1) from exc
+    except UnknownToolError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from exc
     if status["value"] == "error":
         raise typer.Exit(1)
 

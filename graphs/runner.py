@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Collection, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -18,14 +18,30 @@ from graphs.nodes.answer import best_supported
 from graphs.nodes.finalize import citations
 from graphs.state import AgentState, initial_state
 from graphs.streaming import Emit, drive
+from knowledge.errors import BadInputError
 from tools.base import offered_tools
 
 GRACE_S = 30.0
 """Extra seconds ``drive`` allows past the run's own hard limit before it cancels the run outright."""
 
 
+class UnknownToolError(BadInputError):
+    """A run named tools that the tool registry does not have."""
+
+
+def checked_tools(tools: Sequence[str] | None, known: Collection[str]) -> list[str] | None:
+    """``tools`` without repeats, or ``UnknownToolError`` naming the ones not in ``known``; None stays None."""
+    if tools is None:
+        return None
+    names = list(dict.fromkeys(tools))
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise UnknownToolError(f"unknown tools {unknown!r}; available: {sorted(known)!r}")
+    return names
+
+
 class RunRequest(BaseModel):
-    """One question for the agent."""
+    """One question for the agent: the run contract, validated once where it is made (``RunRequest.checked``)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -42,16 +58,31 @@ class RunRequest(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
     """``resume: true`` continues the thread's interrupted run from its last checkpoint."""
 
+    @classmethod
+    def checked(cls, known_tools: Collection[str] | None, **fields: Any) -> RunRequest:
+        """A request whose tools are checked against the registry's names (None: not checked).
+
+        Raises ``UnknownToolError`` (a ``BadInputError``: the API answers 422) naming a tool the registry
+        lacks; pydantic's ``ValidationError`` for any other field out of bounds.
+        """
+        if known_tools is not None:
+            fields = {**fields, "tools": checked_tools(fields.get("tools"), known_tools)}
+        return cls(**fields)
+
 
 def _allowed(deps: Deps, request: RunRequest, emit: Emit, offered: list[str]) -> list[str]:
-    names = offered if request.tools is None else list(dict.fromkeys(request.tools))
-    unknown = [n for n in names if n not in deps.tools]
-    if unknown:
-        emit(
-            RunError(
-                message=f"unknown tool(s) {unknown!r}; available: {sorted(deps.tools)!r}", error_type="UnknownTool"
-            )
-        )
+    """The tools the run may use: the request's (checked once where it was made) or every offered one.
+
+    A request made without the registry's names (``RunRequest(...)`` directly) is held to the tenant's tools
+    by the same check: the names they lack are reported in an ``error`` event and left out, as before.
+    """
+    if request.tools is None:
+        return offered
+    names = list(dict.fromkeys(request.tools))
+    try:
+        checked_tools(names, deps.tools)
+    except UnknownToolError as exc:
+        emit(RunError(message=str(exc), error_type="UnknownTool"))
     return [n for n in names if n in deps.tools]
 
 
