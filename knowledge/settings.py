@@ -1,4 +1,4 @@
-"""Waypoint settings: one pydantic-settings object, one nested config per adapter.
+"""Waypoint settings: one pydantic-settings object composed of one nested config per adapter.
 
 Built once at start-up (``Settings()``) and passed down; never read at import time.
 Environment variables use the prefix ``WAYPOINT_`` and one underscore between the
@@ -13,6 +13,16 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+# Adapter settings live beside their adapters and are composed here (re-exported for existing imports).
+# The LLM, agent, API, tracing and judge settings stay in this module: their code sits above ``knowledge``,
+# and the composed ``Settings`` that every layer imports must not import upward.
+from knowledge.embeddings.config import EmbeddingConfig as EmbeddingConfig
+from knowledge.kg.config import FalkorDBConfig as FalkorDBConfig
+from knowledge.kg.config import GraphConfig as GraphConfig
+from knowledge.kg.config import Neo4jConfig as Neo4jConfig
+from knowledge.trees.config import TreeConfig as TreeConfig
+from knowledge.vector_store.config import QdrantConfig as QdrantConfig
 
 
 class LLMConfig(BaseModel):
@@ -55,82 +65,6 @@ class LocalLLMConfig(BaseModel):
     """Parallel slots (requests served at once; each keeps its own prefix cache)."""
 
 
-class EmbeddingConfig(BaseModel):
-    """Text embeddings: the packaged all-MiniLM-L6-v2, or any OpenAI-compatible /v1/embeddings."""
-
-    base_url: str | None = None
-    """OpenAI-compatible base URL for ``/v1/embeddings``. Unset: the packaged local model."""
-    model: str = "all-MiniLM-L6-v2"
-    """Model name (part of the embedding cache key)."""
-    api_key: SecretStr | None = None
-    """Bearer token for the embeddings server, if it wants one."""
-    batch_size: int = 64
-    """Texts per embedding batch."""
-    revision: str = ""
-    """Model version for the cache key of a remote model (the local model's key uses its package version)."""
-    timeout_s: float = 60.0
-    """Read timeout of one remote embeddings request."""
-
-
-class QdrantConfig(BaseModel):
-    """Vector store: Qdrant server when ``url`` is set, else qdrant-client local mode on disk."""
-
-    url: str | None = None
-    """Qdrant server URL, e.g. ``http://127.0.0.1:6333``. Unset: local mode in the data dir."""
-    api_key: SecretStr | None = None
-    """Qdrant API key, if the server wants one."""
-    prefetch_limit: int = 40
-    """Candidates each of dense and sparse search hands to hybrid fusion (at least ``k``)."""
-    rrf_k: int = 2
-    """Reciprocal-rank-fusion constant (Qdrant's default 2; tuned on the dev sets, 60 did worse)."""
-    dense_weight: float = 1.0
-    """Weight of the dense ranking in hybrid fusion (the sparse ranking weighs 1.0)."""
-    layout: Literal["collection", "payload"] = "collection"
-    """Tenancy (``WAYPOINT_QDRANT_LAYOUT``): a collection per tenant, or one collection partitioned by an
-    ``is_tenant`` payload index (Qdrant's advice for many tenants); see ``knowledge/vector_store/layout.py``."""
-
-
-class Neo4jConfig(BaseModel):
-    """Neo4j (production graph store). When ``uri`` is unset the embedded FalkorDB is used."""
-
-    uri: str | None = None
-    """Bolt URI, e.g. ``neo4j://127.0.0.1:7687``."""
-    user: str = "neo4j"
-    """User name."""
-    password: SecretStr | None = None
-    """Password."""
-    database: str = "neo4j"
-    """Database name."""
-
-
-class FalkorDBConfig(BaseModel):
-    """Embedded graph store (used when ``neo4j.uri`` is unset): FalkorDB on a redis-server the app starts."""
-
-    url: str | None = None
-    """An already running FalkorDB, e.g. ``redis://127.0.0.1:6379``. Unset: start the packaged one."""
-    port: int = 0
-    """Loopback port of the embedded server; 0 picks a free one."""
-    graph_prefix: str = "waypoint"
-    """Graph name prefix; each tenant gets its own graph ``<prefix>_<tenant>``."""
-    startup_timeout_s: float = 20.0
-    """How long to wait for the embedded server to answer PING."""
-
-
-class GraphConfig(BaseModel):
-    """Knowledge-graph extraction and retrieval."""
-
-    extractor: str = "fast"
-    """``fast`` (no LLM: names, titles, co-occurrence) or ``llm`` (JSON-schema triples per chunk)."""
-    max_seeds: int = 8
-    """Entities linked from one question."""
-    max_edges: int = 300
-    """RELATED edges read per expansion hop."""
-    mentions_per_entity: int = 40
-    """Chunks read per entity (hub entities are capped, and down-weighted by their degree)."""
-    damping: float = 0.5
-    """Personalised PageRank damping (probability of following an edge rather than restarting)."""
-
-
 class IngestConfig(BaseModel):
     """Ingestion limits and chunking."""
 
@@ -155,45 +89,6 @@ class IngestConfig(BaseModel):
     (procrastinate on ``postgres_url``) that ``waypoint worker`` processes take jobs from."""
     stalled_after_s: float = 15.0
     """A queued job whose worker sent no heartbeat for this long is retried by another worker."""
-
-
-class TreeConfig(BaseModel):
-    """Vectorless tree search: document trees navigated level by level by the LLM."""
-
-    max_depth: int = 4
-    """Levels the navigator may descend below the starting level."""
-    beam: int = 2
-    """Nodes the navigator may open per level; the LLM-call budget is ``max_depth * beam``."""
-    candidates: int = 20
-    """Documents the lexical pre-filter hands to the corpus level when no document is named."""
-    max_children: int = 30
-    """Longer sibling lists are grouped into synthetic ranges of at most this many nodes."""
-    max_evidence_chars: int = 4000
-    """Section text returned in one evidence item is cut to this many characters."""
-    paragraphs_per_section: int = 4
-    """Paragraphs per synthetic section of a long document without headings."""
-    backfill: bool = False
-    """Fill up to ``k`` results with pre-filter documents the navigator did not choose (marked in ``reason``)."""
-    lexical_hints: bool = True
-    """Tell the navigator which entries contain words of the question (helps small models; listing stays stable)."""
-    outline_nodes: int = 0
-    """A document with at most this many nodes below the chosen one is shown as one flat outline (one call, no
-    per-level compounding of mistakes); larger ones go level by level. 0: always level by level."""
-    llm_summaries: Literal["auto", "on", "off"] = "auto"
-    """LLM-written node summaries after the API ingests documents: ``auto`` = when ``llm.base_url`` is set (a
-    served model such as SGLang), not on the embedded CPU model, where ingest keeps the extractive summaries;
-    ``waypoint tree summarize`` writes them on request whatever this says."""
-    summary_batch: int = 8
-    """Nodes summarised per LLM call."""
-    offer_without_sections: bool = False
-    """Offer ``tree_search`` to the agent even when no document of the tenant has sections. Over a corpus of
-    one-paragraph passages the tool is an LLM re-ranker of a lexical pre-filter: on HotpotQA's first 10 questions
-    offering it cost 57 % more prefilled tokens and 62 % more median wall time for lower F1 (42.3 vs 48.0;
-    ``evals/results/ablations/README.md``). A run that names it in its tools still gets it."""
-
-    def summaries_on(self, remote_llm: bool) -> bool:
-        """Whether ingest should have the LLM write node summaries."""
-        return self.llm_summaries == "on" or (self.llm_summaries == "auto" and remote_llm)
 
 
 class AgentConfig(BaseModel):

@@ -9,9 +9,13 @@ local model anew (seconds on CPU): the composition root (``graphs.services``) bu
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from knowledge.embeddings.base import Embedder, EmbeddingError
 from knowledge.embeddings.cache import CachedEmbedder, EmbeddingCache
-from knowledge.settings import Settings
+
+if TYPE_CHECKING:
+    from knowledge.settings import Settings
 
 __all__ = ["CachedEmbedder", "Embedder", "EmbeddingCache", "EmbeddingError", "build_embedder"]
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from knowledge.kg.falkordb_server import FalkorDBServer
 from knowledge.kg.falkordb_store import FalkorDBStore
 from knowledge.kg.neo4j_store import Neo4jStore
 from knowledge.kg.store import GraphStore
-from knowledge.settings import Settings
+
+if TYPE_CHECKING:
+    from knowledge.settings import Settings
 
 
 @dataclass

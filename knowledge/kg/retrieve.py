@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from knowledge.kg.config import GraphConfig
 from knowledge.kg.linking import Seed, link
 from knowledge.kg.rank import personalized_pagerank
 from knowledge.kg.schema import ChunkRecord, Edge, GraphPath, Subgraph
 from knowledge.kg.store import GraphStore
-from knowledge.settings import GraphConfig
 
 HOP2_FRONTIER = 24
 """Hop-1 neighbours (heaviest edges first) expanded a second time."""

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from knowledge.settings import TreeConfig
+from knowledge.trees.config import TreeConfig
 from knowledge.trees.model import Choice, DocNode, DocTree, NavigationError, NodeView
 
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from knowledge.models import Chunk, Document
-from knowledge.settings import Settings
 from knowledge.trees.build import build_tree
 from knowledge.trees.pdf_outline import pdf_outline
 from knowledge.trees.store import TreeStore
+
+if TYPE_CHECKING:
+    from knowledge.settings import Settings
 
 
 class TreeSink:

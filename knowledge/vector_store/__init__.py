@@ -6,7 +6,8 @@ composition root (``graphs.services``) opens it once and passes it to everything
 
 from __future__ import annotations
 
-from knowledge.settings import Settings
+from typing import TYPE_CHECKING
+
 from knowledge.vector_store.base import (
     FILTER_KEYS,
     BadFilterError,
@@ -19,6 +20,9 @@ from knowledge.vector_store.base import (
 )
 from knowledge.vector_store.layout import make_layout
 from knowledge.vector_store.qdrant import QdrantStore
+
+if TYPE_CHECKING:
+    from knowledge.settings import Settings
 
 __all__ = [
     "FILTER_KEYS",

@@ -1,0 +1,22 @@
+"""Settings of the embedding model (``WAYPOINT_EMBEDDING_*``), beside the embedders that read them."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, SecretStr
+
+
+class EmbeddingConfig(BaseModel):
+    """Text embeddings: the packaged all-MiniLM-L6-v2, or any OpenAI-compatible /v1/embeddings."""
+
+    base_url: str | None = None
+    """OpenAI-compatible base URL for ``/v1/embeddings``. Unset: the packaged local model."""
+    model: str = "all-MiniLM-L6-v2"
+    """Model name (part of the embedding cache key)."""
+    api_key: SecretStr | None = None
+    """Bearer token for the embeddings server, if it wants one."""
+    batch_size: int = 64
+    """Texts per embedding batch."""
+    revision: str = ""
+    """Model version for the cache key of a remote model (the local model's key uses its package version)."""
+    timeout_s: float = 60.0
+    """Read timeout of one remote embeddings request."""

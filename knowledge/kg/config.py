@@ -1,0 +1,46 @@
+"""Settings of the knowledge graph (``WAYPOINT_NEO4J_*``, ``_FALKORDB_*``, ``_GRAPH_*``), beside its stores."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, SecretStr
+
+
+class Neo4jConfig(BaseModel):
+    """Neo4j (production graph store). When ``uri`` is unset the embedded FalkorDB is used."""
+
+    uri: str | None = None
+    """Bolt URI, e.g. ``neo4j://127.0.0.1:7687``."""
+    user: str = "neo4j"
+    """User name."""
+    password: SecretStr | None = None
+    """Password."""
+    database: str = "neo4j"
+    """Database name."""
+
+
+class FalkorDBConfig(BaseModel):
+    """Embedded graph store (used when ``neo4j.uri`` is unset): FalkorDB on a redis-server the app starts."""
+
+    url: str | None = None
+    """An already running FalkorDB, e.g. ``redis://127.0.0.1:6379``. Unset: start the packaged one."""
+    port: int = 0
+    """Loopback port of the embedded server; 0 picks a free one."""
+    graph_prefix: str = "waypoint"
+    """Graph name prefix; each tenant gets its own graph ``<prefix>_<tenant>``."""
+    startup_timeout_s: float = 20.0
+    """How long to wait for the embedded server to answer PING."""
+
+
+class GraphConfig(BaseModel):
+    """Knowledge-graph extraction and retrieval."""
+
+    extractor: str = "fast"
+    """``fast`` (no LLM: names, titles, co-occurrence) or ``llm`` (JSON-schema triples per chunk)."""
+    max_seeds: int = 8
+    """Entities linked from one question."""
+    max_edges: int = 300
+    """RELATED edges read per expansion hop."""
+    mentions_per_entity: int = 40
+    """Chunks read per entity (hub entities are capped, and down-weighted by their degree)."""
+    damping: float = 0.5
+    """Personalised PageRank damping (probability of following an edge rather than restarting)."""
