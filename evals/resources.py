@@ -91,7 +91,8 @@ class EvalResources:
         return self._deps
 
     async def traces(self) -> RunStore:
-        """The trace store the viewer reads (``DATA_DIR/runs.sqlite``), so eval runs can be opened there."""
+        """The trace store ``waypoint serve`` uses (``graphs.stores``: Postgres or ``DATA_DIR/runs.sqlite``), so the
+        viewer and ``/v1/runs/{id}`` of any replica open eval runs."""
         return (await self.services()).state.traces
 
     @property
