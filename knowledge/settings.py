@@ -208,7 +208,7 @@ class OTelConfig(BaseSettings):
     exporter_otlp_traces_endpoint: str | None = None
     """``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``: full traces URL; wins over the base endpoint."""
     exporter_otlp_headers: str | None = None
-    """``OTEL_EXPORTER_OTLP_HEADERS``: ``key=value,key2=value2`` sent with every export."""
+    """``OTEL_EXPORTER_OTLP_HEADERS``: ``key=value,key2=value2`` sent with every export (values URL-decoded)."""
     traces_exporter: str = "otlp"
     """``OTEL_TRACES_EXPORTER``: ``otlp``, or ``none`` to switch export off."""
     sdk_disabled: bool = False

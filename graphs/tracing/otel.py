@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote
 
 from opentelemetry import trace as otel_trace
 from opentelemetry.context import Context
@@ -130,6 +131,22 @@ def _retriever_attributes(tool: str, a: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def parse_headers(text: str) -> dict[str, str]:
+    """``OTEL_EXPORTER_OTLP_HEADERS`` as the OTel spec writes it: ``k1=v1,k2=v2``, each part URL-decoded.
+
+    So ``Authorization=Basic%20cGs6c2s=`` (the spec's form) and ``Authorization=Basic cGs6c2s=`` both send
+    ``Authorization: Basic cGs6c2s=``; a value keeps any ``=`` after the first (base64 padding)."""
+    headers: dict[str, str] = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        if not key.strip():
+            continue
+        if not sep:
+            raise ValueError(f"OTEL_EXPORTER_OTLP_HEADERS part {part.strip()!r} is not key=value")
+        headers[unquote(key).strip().lower()] = unquote(value).strip()
+    return headers
+
+
 class OTelExporter:
     """Turns finished run traces into OTel spans on its own tracer provider (never the global one)."""
 
@@ -154,11 +171,7 @@ class OTelExporter:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
         endpoint = cfg.exporter_otlp_traces_endpoint or f"{(cfg.exporter_otlp_endpoint or '').rstrip('/')}/v1/traces"
-        headers = dict(
-            (k.strip(), v.strip())
-            for k, _, v in (p.partition("=") for p in (cfg.exporter_otlp_headers or "").split(","))
-            if k.strip()
-        )
+        headers = parse_headers(cfg.exporter_otlp_headers or "")
         return cls.with_exporter(OTLPSpanExporter(endpoint=endpoint, headers=headers), service_name=cfg.service_name)
 
     def export(self, trace: RunTrace, *, tenant: str) -> int:
