@@ -10,16 +10,16 @@ model and backend for both strategies; resumable records), so this script only r
 Per set and strategy: EM, F1, Recall@5 of the evidence retrieved and of the evidence the answer cited, LLM
 calls, prompt / cached / uncached / completion tokens (uncached = prefilled, the real cost), the cached share
 of prompt tokens per run (median, and how many runs reach 70 %), wall time p50 / p95; and the issue's two
-targets. With ``--traces RUNS.sqlite`` (the eval's run store) also where the agent's LLM time goes, per role:
-calls, prefilled and generated tokens and seconds per run, and the verifier's verdicts against the answers'
-scores (does "verified" mean anything on this model?). Writes ``docs/bench/agent.{json,md}``.
+targets. With ``--traces`` (the eval's run store as ``waypoint eval`` kept it: ``DATA_DIR/runs.sqlite``, or the
+``postgresql://`` URL of ``WAYPOINT_POSTGRES_URL``) also where the agent's LLM time goes, per role: calls,
+prefilled and generated tokens and seconds per run, and the verifier's verdicts against the answers' scores
+(does "verified" mean anything on this model?). Writes ``docs/bench/agent.{json,md}``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import statistics
 from collections import defaultdict
 from pathlib import Path
@@ -28,6 +28,9 @@ from typing import Any
 from agents.roles.answerer import is_yes_no
 from evals.compare import paired_delta
 from evals.metrics import percentile
+from graphs.tracing.run_store import RunStore
+from graphs.tracing.store import TraceStore
+from knowledge.postgres import is_postgres_url
 
 REPO = Path(__file__).resolve().parents[1]
 STRATEGIES = ("agent", "single_shot")
@@ -69,20 +72,33 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def role_costs(traces: Path, rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+def open_traces(where: str) -> RunStore:
+    """The eval's run store: a ``postgresql://`` URL (``WAYPOINT_POSTGRES_URL``) or a ``runs.sqlite`` file."""
+    if is_postgres_url(where):
+        from graphs.tracing.pg_store import PgTraceStore
+
+        return PgTraceStore.open(where)
+    if not Path(where).is_file():
+        raise SystemExit(f"--traces {where!r}: no such run store (a runs.sqlite file or a postgresql:// URL)")
+    return TraceStore.open(where)
+
+
+def _events(traces: RunStore, run_id: str, tenant: str, kind: str) -> list[dict[str, Any]]:
+    return [e.event.model_dump() for e in traces.events(run_id, tenant=tenant) if e.event.kind == kind]
+
+
+def role_costs(traces: RunStore, rows: list[dict[str, Any]], *, tenant: str) -> dict[str, dict[str, float]]:
     """Per LLM role, means per run over these records' traces: calls, uncached / completion tokens, seconds."""
     run_ids = [r["run_id"] for r in rows if r.get("run_id")]
     sums: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    with sqlite3.connect(f"file:{traces}?mode=ro", uri=True) as db:
-        for run_id in run_ids:
-            for (raw,) in db.execute("SELECT json FROM events WHERE run_id = ? AND kind = 'usage'", (run_id,)):
-                u = json.loads(raw)
-                s = sums[u.get("role") or "?"]
-                s["calls"] += 1
-                s["uncached_tokens"] += u["prompt_tokens"] - u["cached_tokens"]
-                s["completion_tokens"] += u["completion_tokens"]
-                s["prefill_s"] += u.get("ttft_s") or 0.0
-                s["llm_s"] += u.get("latency_s") or 0.0
+    for run_id in run_ids:
+        for u in _events(traces, run_id, tenant, "usage"):
+            s = sums[u.get("role") or "?"]
+            s["calls"] += 1
+            s["uncached_tokens"] += u["prompt_tokens"] - u["cached_tokens"]
+            s["completion_tokens"] += u["completion_tokens"]
+            s["prefill_s"] += u.get("ttft_s") or 0.0
+            s["llm_s"] += u.get("latency_s") or 0.0
     n = max(len(run_ids), 1)
     total = sum(s["llm_s"] for s in sums.values()) or 1.0
     return {
@@ -91,30 +107,26 @@ def role_costs(traces: Path, rows: list[dict[str, Any]]) -> dict[str, dict[str, 
     }
 
 
-def verdicts(traces: Path, rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, int]]]:
+def verdicts(traces: RunStore, rows: list[dict[str, Any]], *, tenant: str) -> dict[str, dict[str, dict[str, int]]]:
     """Answers by kind (yes/no, other) and the verifier's verdict (verified, doubted, unchecked): right / wrong counts.
 
     Right = token F1 >= 0.5; the verdict is the ``verified`` of the run's answer event (null: not checked).
     """
     out: dict[str, dict[str, dict[str, int]]] = {}
     names = {True: "verified", False: "doubted", None: "unchecked"}
-    with sqlite3.connect(f"file:{traces}?mode=ro", uri=True) as db:
-        for r in rows:
-            found = db.execute(
-                "SELECT json FROM events WHERE run_id = ? AND kind = 'answer' ORDER BY seq DESC LIMIT 1",
-                (r.get("run_id") or "",),
-            ).fetchone()
-            event = json.loads(found[0]) if found else {"not_found": True}
-            if event.get("not_found"):
-                continue
-            kind = "yes/no" if is_yes_no(r["answer"] or "") else "other"
-            cell = out.setdefault(kind, {}).setdefault(names[event.get("verified")], {})
-            right = "right" if (r["scores"].get("f1") or 0.0) >= 0.5 else "wrong"
-            cell[right] = cell.get(right, 0) + 1
+    for r in rows:
+        answers = _events(traces, r.get("run_id") or "", tenant, "answer")
+        event = answers[-1] if answers else {"not_found": True}
+        if event.get("not_found"):
+            continue
+        kind = "yes/no" if is_yes_no(r["answer"] or "") else "other"
+        cell = out.setdefault(kind, {}).setdefault(names[event.get("verified")], {})
+        right = "right" if (r["scores"].get("f1") or 0.0) >= 0.5 else "wrong"
+        cell[right] = cell.get(right, 0) + 1
     return out
 
 
-def tabulate(folders: list[Path], traces: Path | None = None) -> dict[str, Any]:
+def tabulate(folders: list[Path], traces: RunStore | None = None, *, tenant: str = "default") -> dict[str, Any]:
     """Summaries per set (only the questions both strategies answered, so the pair is like for like)."""
     results: dict[str, Any] = {}
     meta: dict[str, Any] = {}
@@ -135,8 +147,8 @@ def tabulate(folders: list[Path], traces: Path | None = None) -> dict[str, Any]:
                 "verdict": d.verdict,
             }
         if traces is not None:
-            results[run["dataset"]]["agent"]["roles"] = role_costs(traces, kept["agent"])
-            results[run["dataset"]]["agent"]["verdicts"] = verdicts(traces, kept["agent"])
+            results[run["dataset"]]["agent"]["roles"] = role_costs(traces, kept["agent"], tenant=tenant)
+            results[run["dataset"]]["agent"]["verdicts"] = verdicts(traces, kept["agent"], tenant=tenant)
     wins = [name for name, by in results.items() if by["agent"]["f1"] > by["single_shot"]["f1"]]
     cached_ok = all(by["agent"]["cached_share_per_run_median"] >= 0.7 for by in results.values())
     targets = {"agent_f1_wins": wins, "f1_target_met": len(wins) >= 2, "cached_share_target_met": cached_ok}
@@ -220,9 +232,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folders", nargs="+", type=Path, help="waypoint eval --out folders holding both strategies")
     parser.add_argument("--out", default=str(REPO / "docs" / "bench" / "agent"))
-    parser.add_argument("--traces", type=Path, help="the eval's run store (WAYPOINT_DATA_DIR/runs.sqlite)")
+    parser.add_argument(
+        "--traces", help="the eval's run store: WAYPOINT_DATA_DIR/runs.sqlite, or WAYPOINT_POSTGRES_URL's postgresql://"
+    )
+    parser.add_argument("--tenant", default="default", help="the tenant the eval's runs were kept under")
     args = parser.parse_args()
-    report = tabulate(args.folders, args.traces)
+    traces = open_traces(args.traces) if args.traces else None
+    try:
+        report = tabulate(args.folders, traces, tenant=args.tenant)
+    finally:
+        if traces is not None:
+            traces.close()
     out = Path(args.out)
     out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n")
     out.with_suffix(".md").write_text(markdown(report))
