@@ -1,9 +1,10 @@
 """A Waypoint run's trace arrives in Arize Phoenix: OpenInference span kinds, one tree, token counts.
 
-Phoenix (``arize-phoenix``, the ``phoenix`` extra, also in ``dev``) runs as its own process on loopback with a temp
-working dir (its SQLite database) and telemetry off. The Waypoint app runs in this process over the real stores
-with the scripted LLM, exporting over OTLP/HTTP to Phoenix's ``/v1/traces`` exactly as ``waypoint serve`` does when
-``OTEL_EXPORTER_OTLP_ENDPOINT`` is set; the spans are then read back through Phoenix's REST API.
+Phoenix (``arize-phoenix``: the ``phoenix`` extra, not in ``dev``; see docs/observability.md) runs as its own process
+on loopback with a temp working dir (its SQLite database) and telemetry off. The Waypoint app runs in this process
+over the real stores with the scripted LLM, exporting over OTLP/HTTP to Phoenix's ``/v1/traces`` exactly as
+``waypoint serve`` does when ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set; the spans are then read back through Phoenix's
+REST API.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ pytestmark = [
     pytest.mark.integration,
     pytest.mark.skipif(
         importlib.util.find_spec("phoenix") is None,
-        reason="needs Arize Phoenix: pip install '.[phoenix]' (arize-phoenix; in the dev extra too)",
+        reason="needs Arize Phoenix: pip install '.[phoenix]' (kept out of dev; docs/observability.md)",
     ),
 ]
 
