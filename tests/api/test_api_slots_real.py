@@ -2,9 +2,10 @@
 
 Real embedded server (Qwen2.5 0.5B), the real HTTP client (the one the agent streams through); the whole API
 path of a disconnect is ``tests/api/test_api_llm_faults.py`` (the abort reaches a stub server within 1 s).
-"Idle" is what llama.cpp itself reports: no slot ``is_processing``. llama.cpp notices a client that left when it writes its next token, so the bound is 1 s or three of the slowest token intervals seen, whichever
-is more (on a loaded 2-core machine the 0.5B model can take seconds per token); a generation that went on would
-run for minutes (4,000 tokens asked for).
+"Idle" is what llama.cpp itself reports: no slot ``is_processing``. llama.cpp notices a client that left when
+it writes its next token, so the bound is 1 s or three of the slowest token intervals seen, whichever is more
+(on a loaded 2-core machine the 0.5B model can take seconds per token); a generation that went on would run
+for minutes (4,000 tokens asked for).
 """
 
 from __future__ import annotations
