@@ -17,6 +17,7 @@ from typing import Literal
 
 from api.errors import APIError
 from api.metrics import Metrics
+from knowledge.settings import APIConfig
 
 _MAX_RETRY_AFTER_S = 120
 _EMA_WEIGHT = 0.2
@@ -132,6 +133,12 @@ class Admission:
         if self._metrics is not None:
             self._metrics.admission_running.set(self.running)
             self._metrics.admission_waiting.set(self.waiting)
+
+
+def admission_for(settings: APIConfig, backend_slots: int | None, metrics: Metrics | None = None) -> Admission:
+    """The admission control of one front end (HTTP API or MCP): ``api.*`` limits, else the backend's slots."""
+    limit, queued = run_limits(settings.max_concurrent_runs, settings.max_queued_runs, backend_slots)
+    return Admission(limit=limit, queue=queued, wait_s=settings.admission_wait_s, metrics=metrics)
 
 
 def run_limits(max_runs: int | None, max_queued: int | None, backend_slots: int | None) -> tuple[int | None, int]:

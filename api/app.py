@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 
-from api.admission import Admission, run_limits
+from api.admission import admission_for
 from api.deps import DepsFactory
 from api.errors import install_error_handlers
 from api.guard import BrowserGuard, allowed_hosts
@@ -56,12 +56,10 @@ def create_app(settings: Settings, *, deps_factory: DepsFactory | None = None) -
                 if store is None:  # a factory without services (tests): the app keeps its own
                     store = open_trace_store(settings)
                     own.callback(store.close)
-                cfg = settings.api
-                limit, queued = run_limits(cfg.max_concurrent_runs, cfg.max_queued_runs, deps.llm_slots)
                 state = AppState(
                     settings=settings,
                     deps=deps,
-                    admission=Admission(limit=limit, queue=queued, wait_s=cfg.admission_wait_s, metrics=metrics),
+                    admission=admission_for(settings.api, deps.llm_slots, metrics),
                     store=store,
                     jobs=stores.jobs,
                     metrics=metrics,

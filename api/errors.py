@@ -12,6 +12,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from knowledge.errors import (
     BackendUnavailableError,
@@ -71,14 +72,28 @@ async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
     return JSONResponse(error_body("invalid_request", f"{where}: {first['msg']}", details=details), status_code=422)
 
 
-async def _http_error(_: Request, exc: Exception) -> JSONResponse:
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     type_ = {401: "unauthorized", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(
         exc.status_code, "http_error"
     )
-    return JSONResponse(
-        error_body(type_, str(exc.detail)), status_code=exc.status_code, headers=getattr(exc, "headers", None)
-    )
+    headers = getattr(exc, "headers", None)
+    if exc.status_code == 405:  # Starlette names the methods of the one route it tried, not of the path
+        headers = {**(headers or {}), "Allow": ", ".join(allowed_methods(request))}
+    return JSONResponse(error_body(type_, str(exc.detail)), status_code=exc.status_code, headers=headers)
+
+
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route of the app answers on the request's path."""
+    found = []
+    for method in _METHODS:
+        scope = {**request.scope, "method": method}
+        if any(route.matches(scope)[0] == Match.FULL for route in request.app.router.routes):
+            found.append(method)
+    return found
 
 
 KIND_RESPONSES: dict[type[WaypointError], tuple[int, str]] = {

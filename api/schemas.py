@@ -9,6 +9,17 @@ from pydantic import BaseModel, ConfigDict, Field
 from graphs.events import Citation
 from graphs.tracing.store import RunRecord
 
+TOOL_NAMES = ("vector_search", "graph_search", "tree_search")
+"""The retrieval tools a request may name (a deployment may offer fewer: then the others are a 422)."""
+
+
+def _tool_names_schema(schema: dict[str, Any]) -> None:
+    """Document the tool names in the OpenAPI schema; the run contract checks them against what is offered."""
+    for branch in schema.get("anyOf", [schema]):
+        if branch.get("type") == "array":
+            branch["items"] = {"type": "string", "enum": list(TOOL_NAMES)}
+
+
 _ID = Field(default=None, min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:-]+$")
 
 
@@ -21,7 +32,7 @@ class ChatRequest(BaseModel):
     """The question (length-limited by ``api.max_message_chars``)."""
     thread_id: str | None = _ID
     """An existing thread of this tenant; omit to start a new thread."""
-    tools: list[str] | None = Field(default=None, max_length=8)
+    tools: list[str] | None = Field(default=None, max_length=8, json_schema_extra=_tool_names_schema)
     """Restrict the agent to these tools (``vector_search``, ``graph_search``, ``tree_search``)."""
     options: dict[str, Any] = Field(default_factory=dict, max_length=32)
     """Per-run options passed through to the agent."""

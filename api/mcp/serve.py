@@ -18,6 +18,7 @@ from pathlib import Path
 
 from starlette.types import ASGIApp
 
+from api.admission import admission_for
 from api.deps import DepsFactory
 from api.mcp.access import Access, KeyGuard
 from api.mcp.ingest import PathPolicy
@@ -57,12 +58,14 @@ async def open_state(settings: Settings, *, deps_factory: DepsFactory | None = N
             if store is None:  # a factory without services (tests): keep an own trace store
                 store = open_trace_store(settings)
                 own.callback(store.close)
+            metrics = Metrics()
             state = AppState(
                 settings=settings,
                 deps=deps,
+                admission=admission_for(settings.api, deps.llm_slots, metrics),  # as for HTTP runs
                 store=store,
                 jobs=stores.jobs,
-                metrics=Metrics(),
+                metrics=metrics,
                 keyring=keyring,
                 owner=owner,
             )

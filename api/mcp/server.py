@@ -19,7 +19,7 @@ from api.errors import APIError
 from api.mcp.access import Access, AccessError
 from api.mcp.ingest import IngestRefused, PathPolicy, text_file
 from api.mcp.progress import progress_message
-from api.start import start_run
+from api.start import admit_run
 from api.state import AppState
 from graphs.public import ToolError
 from graphs.run_result import RunResult, fold
@@ -106,8 +106,8 @@ def build_server(state: AppState, access: Access, paths: PathPolicy) -> MCPServe
         knowledge base does not contain comes back with not_found=true instead of a guess; a run that failed
         has status=error and says why in errors."""
         tenant = tenant_of(ctx)
-        try:
-            run = start_run(
+        try:  # behind the same admission control as POST /v1/chat: a full server refuses, naming Retry-After
+            run = await admit_run(
                 state, tenant=tenant, message=question, thread_id=thread_id, tools=list(tools or []) or None
             )
         except APIError as exc:

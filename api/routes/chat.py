@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends
 from sse_starlette import EventSourceResponse
 
 from api.admission import OVERLOADED_DOC
+from api.error_docs import WRITE, errors, merged
 from api.schemas import ChatRequest
 from api.sse import encode_envelope
 from api.start import admit_run
@@ -49,7 +50,10 @@ def sse_response(
     )
 
 
-@router.post("/v1/chat", responses={**_SSE_DOC, **OVERLOADED_DOC}, response_class=EventSourceResponse)
+_CHAT_DOC = merged(_SSE_DOC, WRITE, errors(429), OVERLOADED_DOC)
+
+
+@router.post("/v1/chat", responses=_CHAT_DOC, response_class=EventSourceResponse)
 async def chat(
     body: ChatRequest,
     state: Annotated[AppState, Depends(app_state)],

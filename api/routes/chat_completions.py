@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
 
 from api.admission import OVERLOADED_DOC
+from api.error_docs import KEYED, WRITE, errors, merged
 from api.errors import APIError
 from api.routes.chat import sse_response
 from api.sse import encode_data
@@ -133,13 +134,13 @@ def _question(body: CompletionRequest) -> str:
     return users[-1]
 
 
-@router.get("/v1/models")
+@router.get("/v1/models", responses=KEYED)
 async def list_models(tenant: Annotated[str, Depends(current_tenant)]) -> dict[str, Any]:
     """The one model this endpoint serves."""
     return {"object": "list", "data": [{"id": MODEL, "object": "model", "created": 0, "owned_by": "waypoint"}]}
 
 
-@router.post("/v1/chat/completions", response_model=None, responses=dict(OVERLOADED_DOC))
+@router.post("/v1/chat/completions", response_model=None, responses=merged(WRITE, errors(429, 502), OVERLOADED_DOC))
 async def chat_completions(
     body: CompletionRequest,
     request: Request,

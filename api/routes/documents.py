@@ -14,6 +14,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, File, Path, Response, UploadFile
 from pydantic import BaseModel
 
+from api.error_docs import KEYED, READ, WRITE, errors, merged
 from api.errors import APIError, not_found
 from api.jobs import Job
 from api.state import AppState, app_state
@@ -98,9 +99,12 @@ async def _read_upload(state: AppState, upload: UploadFile) -> bytes:
     return data
 
 
-@router.post("/v1/documents", status_code=202)
+@router.post("/v1/documents", status_code=202, responses=merged(WRITE, errors(415, 503)))
 async def upload_documents(
-    files: Annotated[list[UploadFile], File(description="Documents (.md .txt .html .pdf) or a JSONL corpus")],
+    files: Annotated[
+        list[UploadFile],
+        File(description="Documents (.md .txt .html .pdf) or a JSONL corpus", min_length=1, max_length=100),
+    ],
     state: Annotated[AppState, Depends(app_state)],
     tenant: Annotated[str, Depends(current_tenant)],
 ) -> Job:
@@ -161,7 +165,7 @@ async def _run_job(
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@router.get("/v1/jobs/{job_id}")
+@router.get("/v1/jobs/{job_id}", responses=READ)
 async def get_job(
     job_id: IdPath,
     state: Annotated[AppState, Depends(app_state)],
@@ -174,7 +178,7 @@ async def get_job(
     return job
 
 
-@router.get("/v1/documents")
+@router.get("/v1/documents", responses=merged(KEYED, errors(503)))
 async def list_documents(
     state: Annotated[AppState, Depends(app_state)],
     tenant: Annotated[str, Depends(current_tenant)],
@@ -186,7 +190,7 @@ async def list_documents(
     )
 
 
-@router.delete("/v1/documents/{doc_id}", status_code=204)
+@router.delete("/v1/documents/{doc_id}", status_code=204, responses=merged(READ, errors(403, 503)))
 async def delete_document(
     doc_id: IdPath,
     state: Annotated[AppState, Depends(app_state)],

@@ -9,19 +9,20 @@ from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST
 
+from api.error_docs import KEYED, errors
 from api.state import AppState, app_state
 from api.tenants import current_tenant, request_key
 
 router = APIRouter(tags=["operations"])
 
 
-@router.get("/healthz")
+@router.get("/healthz", responses=errors(421))
 async def healthz() -> dict[str, str]:
     """The process is up."""
     return {"status": "ok"}
 
 
-@router.get("/readyz", responses={503: {"description": "A backend is not reachable"}})
+@router.get("/readyz", responses={**errors(421), 503: {"description": "A backend is not reachable"}})
 async def readyz(request: Request, state: Annotated[AppState, Depends(app_state)]) -> JSONResponse:
     """The LLM backend and the stores answer; 503 naming the ones that do not (names only with a valid key)."""
     cfg = state.settings.api
@@ -39,7 +40,7 @@ async def readyz(request: Request, state: Annotated[AppState, Depends(app_state)
     return JSONResponse(body, status_code=200 if ok else 503)
 
 
-@router.get("/metrics", response_class=Response)
+@router.get("/metrics", response_class=Response, responses=KEYED)
 async def metrics(
     state: Annotated[AppState, Depends(app_state)], _tenant: Annotated[str, Depends(current_tenant)]
 ) -> Response:

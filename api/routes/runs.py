@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Annotated
+from typing import Annotated, Any
 
 import anyio
 from fastapi import APIRouter, Depends, Header, Path, Query
 from pydantic import BaseModel
 from sse_starlette import EventSourceResponse
 
+from api.error_docs import READ, errors, merged
 from api.errors import APIError, not_found
 from api.routes.chat import sse_response
 from api.schemas import RunView, ThreadView
@@ -23,7 +24,13 @@ router = APIRouter(tags=["runs"])
 IdPath = Annotated[str, Path(min_length=1, max_length=128)]
 
 
-@router.get("/v1/runs/{run_id}")
+def _seq_header_schema(schema: dict[str, Any]) -> None:
+    """``Last-Event-ID`` as documented: a string holding a sequence number (checked with a clear 422 message)."""
+    schema.pop("anyOf", None)
+    schema.update({"type": "string", "pattern": r"^\s*(-1|[0-9]{1,18})?\s*$"})
+
+
+@router.get("/v1/runs/{run_id}", responses=READ)
 async def get_run(
     run_id: IdPath,
     state: Annotated[AppState, Depends(app_state)],
@@ -36,7 +43,7 @@ async def get_run(
     return RunView.of(run, state.store.event_count(run_id, tenant=tenant))
 
 
-@router.get("/v1/threads/{thread_id}")
+@router.get("/v1/threads/{thread_id}", responses=READ)
 async def get_thread(
     thread_id: IdPath,
     state: Annotated[AppState, Depends(app_state)],
@@ -56,7 +63,7 @@ class CancelView(BaseModel):
     cancel_requested: bool
 
 
-@router.post("/v1/runs/{run_id}/cancel", status_code=202)
+@router.post("/v1/runs/{run_id}/cancel", status_code=202, responses=merged(READ, errors(403, 409)))
 async def cancel_run(
     run_id: IdPath,
     state: Annotated[AppState, Depends(app_state)],
@@ -74,12 +81,18 @@ async def cancel_run(
     return CancelView(run_id=run_id, cancel_requested=True)
 
 
-@router.get("/v1/runs/{run_id}/events", response_class=EventSourceResponse)
+@router.get("/v1/runs/{run_id}/events", response_class=EventSourceResponse, responses=READ)
 async def run_events(
     run_id: IdPath,
     state: Annotated[AppState, Depends(app_state)],
     tenant: Annotated[str, Depends(current_tenant)],
-    last_event_id: Annotated[str | None, Header()] = None,
+    last_event_id: Annotated[
+        str | None,
+        Header(
+            description="Replay events after this seq (a sequence number from -1 to 2^63-1)",
+            json_schema_extra=_seq_header_schema,
+        ),
+    ] = None,
     after: Annotated[
         int | None, Query(ge=-1, le=MAX_SEQ, description="Replay events after this seq (like Last-Event-ID)")
     ] = None,
@@ -87,10 +100,11 @@ async def run_events(
     """Replay the run's events after ``Last-Event-ID`` (or ``after``); follow the run live while it goes on."""
     if state.store.get_run(run_id, tenant=tenant) is None:
         raise not_found("run", run_id)
-    try:
-        start = parse_last_event_id(last_event_id) if after is None else after
+    try:  # a bad header is a 422 even when ``after`` overrides it
+        from_header = parse_last_event_id(last_event_id)
     except ValueError as exc:
         raise APIError(422, "invalid_request", f"bad Last-Event-ID header: {exc}") from exc
+    start = from_header if after is None else after
     stop = state.streams.open()
     return sse_response(state, _replay(state, run_id, tenant, start, stop), stop, {"X-Run-Id": run_id})
 

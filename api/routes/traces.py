@@ -13,9 +13,10 @@ from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Path, Query
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from api.deps import RunFn, RunSpec
+from api.error_docs import KEYED, READ
 from api.errors import APIError, not_found
 from api.routes.ui import router as ui_router
 from api.schemas import RunView
@@ -73,7 +74,8 @@ class AgentGraph(BaseModel):
     """``GET /v1/agent/graph``: the nodes and possible edges of the agent graph."""
 
     nodes: list[str]
-    edges: list[tuple[str, str]]
+    edges: list[Annotated[list[str], Field(min_length=2, max_length=2)]]
+    """Each edge as ``[from, to]``."""
 
 
 def encode_cursor(run: RunRecord) -> str:
@@ -111,7 +113,7 @@ def summarize(run: RunRecord, usage: dict[str, int]) -> RunSummary:
     )
 
 
-@router.get("/v1/runs")
+@router.get("/v1/runs", responses=KEYED)
 async def list_runs(
     state: Annotated[AppState, Depends(app_state)],
     tenant: Annotated[str, Depends(current_tenant)],
@@ -138,7 +140,7 @@ async def list_runs(
     )
 
 
-@router.get("/v1/runs/{run_id}/spans")
+@router.get("/v1/runs/{run_id}/spans", responses=READ)
 async def run_spans(
     run_id: IdPath,
     state: Annotated[AppState, Depends(app_state)],
@@ -152,7 +154,7 @@ async def run_spans(
     return RunSpans(run=RunView.of(run, len(events)), trace=build_trace(run_id, events))
 
 
-@router.get("/v1/agent/graph")
+@router.get("/v1/agent/graph", responses=KEYED)
 async def agent_graph(_: Annotated[str, Depends(current_tenant)]) -> AgentGraph:
     """The agent graph's nodes and edges (the run page highlights the path a run took)."""
     return AgentGraph(nodes=list(AGENT_NODES), edges=list(AGENT_EDGES))
