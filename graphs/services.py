@@ -66,12 +66,18 @@ class Services:
     def tools_for(self, tenant: str) -> dict[str, RetrievalTool]:
         """The tool registry bound to ``tenant``: vector and tree search, and graph search when the graph is up."""
         navigator = LLMNavigator(MeteredLLM(self.llm))  # its calls count in the run that made them
+        vector = VectorSearchTool(self.embedder, self.vectors, tenant)
         tools: list[RetrievalTool] = [
-            VectorSearchTool(self.embedder, self.vectors, tenant),
+            vector,
             TreeSearchTool(self.indexes.trees, navigator, tenant, self.settings.tree),
         ]
         if self.indexes.graph is not None:
-            tools.append(GraphSearchTool(self.indexes.graph.store, tenant, self.settings.graph))
+
+            async def dense(query: str, n: int) -> list[tuple[str, float]]:
+                return [(e.id, e.score) for e in await vector.search(query, k=n, mode="dense")]
+
+            scorer = dense if self.settings.graph.passage_seeds > 0 else None
+            tools.append(GraphSearchTool(self.indexes.graph.store, tenant, self.settings.graph, passages=scorer))
         return {tool.name: tool for tool in tools}
 
     def tool_names(self) -> list[str]:
