@@ -19,6 +19,7 @@ import asyncio
 import json
 import os
 import platform
+import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable
@@ -46,6 +47,8 @@ class Variant:
     description: str
     apply: Callable[[Settings], Settings]
     strategies: tuple[str, ...]
+    own_index: bool = False
+    """The override changes what ingestion writes: the variant gets its own data dir (embedding cache copied in)."""
 
 
 def _graph(**update: Any) -> Callable[[Settings], Settings]:
@@ -61,6 +64,13 @@ VARIANTS: dict[str, Variant] = {
         "dense passage scores in the PPR reset vector (top 40 dense hits, best weighted 0.05 as in HippoRAG 2)",
         _graph(passage_seeds=40, passage_seed_weight=0.05),
         ("graph", "fused"),
+    ),
+    "title2": Variant(
+        "title-aware sparse field: a chunk's title terms count twice in its BM25 vector (BM25F-style title boost of 2,"
+        " a common convention, not fitted here)",
+        lambda s: s.model_copy(update={"ingest": s.ingest.model_copy(update={"bm25_title_weight": 2.0})}),
+        ("sparse", "hybrid", "fused"),
+        own_index=True,
     ),
 }
 """Mechanisms measured one at a time (and ``all`` when more than one changes the same strategies)."""
@@ -133,6 +143,13 @@ def markdown(result: dict[str, Any]) -> str:
         "`fused` is the agent's first search alone (`graphs.single_shot.first_search`: vector + graph search, each",
         "`fusion_depth` deep, reciprocal-rank fused with k = 60); its top 5 is exactly what the agent starts from.",
         "No LLM is called by any strategy here (LLM tokens per question: 0).",
+        *(
+            [
+                f"Variants not rerun by the last invocation were kept from the run at commit {result['kept_from']['commit']}."
+            ]
+            if result.get("kept_from")
+            else []
+        ),
         "",
         "| set | strategy | R@2 | R@5 | R@10 | all@5 | R@5 vs bm25 | p50 ms | p95 ms |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -197,9 +214,13 @@ def main() -> None:
     parser.add_argument("--results", type=Path, default=REPO / "evals" / "results" / "retrieval" / "ablation")
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "bench" / "retrieval.json")
     parser.add_argument("--ingest-throughput", action="store_true", help="Also time a cold and a warm ingest.")
+    parser.add_argument(
+        "--keep", action="store_true", help="Keep the variants of the existing --out JSON that this run does not score."
+    )
     args = parser.parse_args()
     root = args.data_root or default_root()
-    names = ["base", *[v for v in args.variants.split(",") if v != "base"]]
+    asked = args.variants.split(",")
+    names = asked if args.keep else ["base", *[v for v in asked if v != "base"]]
     unknown = set(names) - set(VARIANTS)
     if unknown:
         parser.error(f"unknown variants {sorted(unknown)!r}; known: {sorted(VARIANTS)!r}")
@@ -226,12 +247,25 @@ def main() -> None:
         "variants": {n: VARIANTS[n].description for n in names},
         "sets": {},
     }
+    kept: dict[str, Any] = json.loads(args.out.read_text()) if args.keep and args.out.exists() else {}
+    if kept:
+        result["variants"] = {**kept.get("variants", {}), **result["variants"]}
+        result["kept_from"] = {"commit": kept.get("commit"), "machine": kept.get("machine")}
     for name in args.sets.split(","):
-        per: dict[str, Any] = {}
+        per: dict[str, Any] = dict(kept.get("sets", {}).get(name, {}))
         for variant in names:
             spec = VARIANTS[variant]
             print(f"{name} / {variant}: scoring {', '.join(spec.strategies)} ...", flush=True)
             settings = spec.apply(base_settings)
+            if spec.own_index:
+                settings = settings.model_copy(update={"data_dir": args.data_dir / "variants" / variant})
+                cache, seed = (
+                    settings.path("embeddings", "cache.sqlite"),
+                    base_settings.path("embeddings", "cache.sqlite"),
+                )
+                if seed.exists() and not cache.exists():
+                    cache.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(seed, cache)
             out = args.results / variant / name
             per[variant] = asyncio.run(score(settings, root / name, spec.strategies, out))
             print(json.dumps(per[variant]["strategies"]), flush=True)
