@@ -145,7 +145,8 @@ def markdown(result: dict[str, Any]) -> str:
         "No LLM is called by any strategy here (LLM tokens per question: 0).",
         *(
             [
-                f"Variants not rerun by the last invocation were kept from the run at commit {result['kept_from']['commit']}."
+                "Variants not rerun by the last invocation were kept from the run at commit "
+                f"{result['kept_from']['commit']}."
             ]
             if result.get("kept_from")
             else []
