@@ -27,7 +27,7 @@ from knowledge.embeddings import CachedEmbedder, build_embedder
 from knowledge.indexes import Indexes, open_indexes
 from knowledge.ingest import Ingestor
 from knowledge.settings import Settings
-from knowledge.vector_store import QdrantStore, open_vector_store
+from knowledge.vector_store import VectorStore, open_vector_store
 from tools.base import RetrievalTool
 from tools.graph_search import GraphSearchTool
 from tools.tree_search import TreeSearchTool
@@ -51,7 +51,7 @@ class Services:
     """``backend:model`` of a started LLM, or the passed-in LLM's ``model_name``."""
     embedder: CachedEmbedder
     """The configured embedding model behind the persistent cache."""
-    vectors: QdrantStore
+    vectors: VectorStore
     """The vector store (one client per process: qdrant-client local mode allows no second one)."""
     indexes: Indexes
     """The knowledge-graph runtime (None when it could not start) and the tree store."""

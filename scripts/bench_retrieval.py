@@ -72,6 +72,12 @@ VARIANTS: dict[str, Variant] = {
         ("sparse", "hybrid", "fused"),
         own_index=True,
     ),
+    "edge": Variant(
+        "Qdrant Edge (qdrant-edge-py) as the embedded vector engine instead of qdrant-client local mode",
+        lambda s: s.model_copy(update={"qdrant": s.qdrant.model_copy(update={"engine": "edge"})}),
+        ("sparse", "dense", "hybrid", "fused"),
+        own_index=True,
+    ),
 }
 """Mechanisms measured one at a time (and ``all`` when more than one changes the same strategies)."""
 

@@ -18,6 +18,7 @@ from knowledge.vector_store.base import (
     VectorStore,
     VectorStoreError,
 )
+from knowledge.vector_store.edge import EdgeStore
 from knowledge.vector_store.layout import make_layout
 from knowledge.vector_store.qdrant import QdrantStore
 
@@ -28,6 +29,7 @@ __all__ = [
     "FILTER_KEYS",
     "BadFilterError",
     "BadTenantError",
+    "EdgeStore",
     "Hit",
     "QdrantStore",
     "SearchMode",
@@ -38,7 +40,7 @@ __all__ = [
 ]
 
 
-def open_vector_store(settings: Settings) -> QdrantStore:
+def open_vector_store(settings: Settings) -> QdrantStore | EdgeStore:
     """Open the store these settings name: a Qdrant server if ``qdrant.url`` is set, else local mode in the data dir.
 
     Each call opens a new client, which the caller closes. qdrant-client local mode allows one client per
@@ -47,6 +49,15 @@ def open_vector_store(settings: Settings) -> QdrantStore:
     from qdrant_client import QdrantClient
 
     cfg = settings.qdrant
+    if not cfg.url and cfg.engine == "edge":
+        root = settings.path("qdrant-edge", ".keep").parent.resolve()
+        return EdgeStore(
+            root,
+            prefetch_limit=cfg.prefetch_limit,
+            rrf_k=cfg.rrf_k,
+            dense_weight=cfg.dense_weight,
+            layout=make_layout(cfg.layout),
+        )
     where = cfg.url or str(settings.path("qdrant", ".keep").parent.resolve())
     try:
         if cfg.url:
