@@ -6,6 +6,7 @@ composition root (``graphs.services``) opens it once and passes it to everything
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from knowledge.vector_store.base import (
@@ -41,7 +42,11 @@ __all__ = [
 
 
 def open_vector_store(settings: Settings) -> QdrantStore | EdgeStore:
-    """Open the store these settings name: a Qdrant server if ``qdrant.url`` is set, else local mode in the data dir.
+    """Open the store these settings name: a Qdrant server if ``qdrant.url`` is set, else the embedded engine
+    (``qdrant.engine``: Qdrant Edge in ``DATA_DIR/qdrant-edge`` or qdrant-client local mode in ``DATA_DIR/qdrant``).
+
+    A data dir indexed by one embedded engine is refused by the other (its registry says the documents are
+    indexed, but the other engine's folder is empty): say which engine, or re-ingest into a fresh data dir.
 
     Each call opens a new client, which the caller closes. qdrant-client local mode allows one client per
     path, so a process opens it once (``graphs.services.open_services``) and passes it on.
@@ -49,6 +54,8 @@ def open_vector_store(settings: Settings) -> QdrantStore | EdgeStore:
     from qdrant_client import QdrantClient
 
     cfg = settings.qdrant
+    if not cfg.url:
+        _check_engine(settings, cfg.engine)
     if not cfg.url and cfg.engine == "edge":
         root = settings.path("qdrant-edge", ".keep").parent.resolve()
         return EdgeStore(
@@ -75,3 +82,26 @@ def open_vector_store(settings: Settings) -> QdrantStore | EdgeStore:
         dense_weight=cfg.dense_weight,
         layout=make_layout(cfg.layout),
     )
+
+
+_ENGINE_DIRS = {"edge": "qdrant-edge", "local": "qdrant"}
+
+
+def _check_engine(settings: Settings, engine: str) -> None:
+    """Refuse a data dir whose vectors another embedded engine holds while this engine's folder is empty."""
+    own = settings.data_dir / _ENGINE_DIRS[engine]
+    other_engine = "local" if engine == "edge" else "edge"
+    other = settings.data_dir / _ENGINE_DIRS[other_engine]
+    if _holds_collections(other) and not _holds_collections(own):
+        raise VectorStoreError(
+            f"the data dir {str(settings.data_dir)!r} was indexed by the {other_engine!r} vector engine, not "
+            f"{engine!r}; set WAYPOINT_QDRANT_ENGINE={other_engine} or re-ingest into a fresh data dir"
+        )
+
+
+def _holds_collections(folder: Path) -> bool:
+    """True when an engine folder holds at least one collection (local mode: ``collection/<name>``; Edge: shards)."""
+    if not folder.is_dir():
+        return False
+    inner = folder / "collection" if (folder / "collection").is_dir() else folder
+    return any(p.is_dir() for p in inner.iterdir())

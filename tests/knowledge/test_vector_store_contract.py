@@ -24,6 +24,7 @@ from knowledge.vector_store import (
     EdgeStore,
     QdrantStore,
     VectorPoint,
+    VectorStoreError,
     open_vector_store,
 )
 from knowledge.vector_store.layout import POINT_ID_KEY, SHARED_COLLECTION, TENANT_KEY, PayloadPartitioned
@@ -218,3 +219,21 @@ async def test_edge_engine_ingests_searches_and_persists_across_reopen(
         assert hits[0].payload["doc_id"] == "p05" and hits[0].payload["live"] is True
     finally:
         again.close()
+
+
+@pytest.mark.skipif(not HAS_EDGE, reason="needs qdrant-edge-py")
+def test_a_data_dir_of_one_engine_is_refused_by_the_other(tmp_path: Path) -> None:
+    local = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(engine="local"))
+    edge = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(engine="edge"))
+    store = open_vector_store(local)
+    store.ensure_tenant("t", 4)
+    store.close()
+    with pytest.raises(VectorStoreError, match="WAYPOINT_QDRANT_ENGINE=local"):
+        open_vector_store(edge)
+    fresh = Settings(data_dir=tmp_path / "fresh", qdrant=QdrantConfig(engine="edge"))
+    other = open_vector_store(fresh)
+    other.ensure_tenant("t", 4)
+    other.close()
+    with pytest.raises(VectorStoreError, match="WAYPOINT_QDRANT_ENGINE=edge"):
+        open_vector_store(fresh.model_copy(update={"qdrant": QdrantConfig(engine="local")}))
+    open_vector_store(edge.model_copy(update={"data_dir": tmp_path / "empty"})).close()  # nothing indexed: fine
