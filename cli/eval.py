@@ -108,7 +108,7 @@ def _judge(settings: Settings) -> Judge:
 def _print_summary(console: Console, summary: dict[str, object]) -> None:
     from evals.report import fmt
 
-    keys: tuple[str, ...] = ("n", "em", "f1", "recall@2", "recall@5", "all_gold@5", "section_recall")
+    keys: tuple[str, ...] = ("n", "em", "f1", "recall@2", "recall@5", "recall@10", "all_gold@5", "section_recall")
     keys += ("citation_precision", "citation_recall", "judge", "judge_em_agreement")
     keys += ("llm_calls_mean", "cached_share", "latency_p50_s")
     table = Table("strategy", *keys, title=f"{summary.get('dataset')}")

@@ -82,6 +82,9 @@ class Scores(BaseModel):
     """Share of gold passages among the first 2 distinct retrieved passages; None without gold (not-found)."""
     recall_5: float | None = Field(0.0, alias="recall@5")
     """Share of gold passages among the first 5 distinct retrieved passages; None without gold."""
+    recall_10: float | None = Field(None, alias="recall@10")
+    """Share of gold passages among the first 10 distinct retrieved passages; None without gold (or in records
+    written before it was scored)."""
     all_gold_5: float | None = Field(0.0, alias="all_gold@5")
     """1 when all gold passages are among the first 5 retrieved; None without gold."""
     recall_all: float | None = 0.0

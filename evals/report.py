@@ -20,6 +20,7 @@ TABLE_KEYS: tuple[tuple[str, str], ...] = (
     ("f1", "F1"),
     ("recall@2", "R@2"),
     ("recall@5", "R@5"),
+    ("recall@10", "R@10"),
     ("all_gold@5", "all gold@5"),
     ("cited_recall@5", "cited R@5"),
     ("section_recall", "section R"),

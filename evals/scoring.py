@@ -48,13 +48,14 @@ def score(question: Question, outcome: Outcome) -> Scores:
     cited = _items(outcome.cited_ids, outcome.cited_paths)
     items = _items(outcome.retrieved_ids, outcome.retrieved_paths) + cited
     if not gold:  # nothing to retrieve: a not-found question
-        return Scores(em=em, f1=f1, recall_2=None, recall_5=None, all_gold_5=None, recall_all=None)
+        return Scores(em=em, f1=f1, recall_2=None, recall_5=None, recall_10=None, all_gold_5=None, recall_all=None)
     cite_p, cite_r = citation_precision_recall(cited, question.supporting_passage_ids, question.gold_sections)
     return Scores(
         em=em,
         f1=f1,
         recall_2=recall_at_k(ranked, gold, 2),
         recall_5=recall_at_k(ranked, gold, 5),
+        recall_10=recall_at_k(ranked, gold, 10),
         all_gold_5=all_gold_at_k(ranked, gold, 5),
         recall_all=recall_at_k(ranked, gold, len(ranked)) if ranked else 0.0,
         cited_recall_5=recall_at_k(outcome.cited_ids, gold, 5) if answered else None,

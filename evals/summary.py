@@ -52,6 +52,8 @@ class StrategySummary(BaseModel):
     """Mean share of gold passages in the first 2 distinct retrieved passages."""
     recall_5: float | None = Field(alias="recall@5")
     """Mean share of gold passages in the first 5 distinct retrieved passages."""
+    recall_10: float | None = Field(None, alias="recall@10")
+    """Mean share of gold passages in the first 10 distinct retrieved passages (needs k >= 10 to mean that)."""
     all_gold_5: float | None = Field(alias="all_gold@5")
     """Share of questions with every gold passage in the first 5."""
     llm_calls_mean: float | None
@@ -152,6 +154,7 @@ def summarize(records: Sequence[QuestionRecord]) -> StrategySummary:
         f1=_opt_mean([r.scores.f1 for r in records]),
         recall_2=_opt_mean([r.scores.recall_2 for r in records]),
         recall_5=_opt_mean([r.scores.recall_5 for r in records]),
+        recall_10=_opt_mean([r.scores.recall_10 for r in records]),
         all_gold_5=_opt_mean([r.scores.all_gold_5 for r in records]),
         llm_calls_mean=llm_mean([r.llm_calls for r in records]),
         prompt_tokens_mean=llm_mean([r.prompt_tokens for r in records]),

@@ -27,7 +27,7 @@ from knowledge.embeddings import CachedEmbedder, build_embedder
 from knowledge.indexes import Indexes, open_indexes
 from knowledge.ingest import Ingestor
 from knowledge.settings import Settings
-from knowledge.vector_store import QdrantStore, open_vector_store
+from knowledge.vector_store import VectorStore, open_vector_store
 from tools.base import RetrievalTool
 from tools.graph_search import GraphSearchTool
 from tools.tree_search import TreeSearchTool
@@ -51,7 +51,7 @@ class Services:
     """``backend:model`` of a started LLM, or the passed-in LLM's ``model_name``."""
     embedder: CachedEmbedder
     """The configured embedding model behind the persistent cache."""
-    vectors: QdrantStore
+    vectors: VectorStore
     """The vector store (one client per process: qdrant-client local mode allows no second one)."""
     indexes: Indexes
     """The knowledge-graph runtime (None when it could not start) and the tree store."""
@@ -66,12 +66,18 @@ class Services:
     def tools_for(self, tenant: str) -> dict[str, RetrievalTool]:
         """The tool registry bound to ``tenant``: vector and tree search, and graph search when the graph is up."""
         navigator = LLMNavigator(MeteredLLM(self.llm))  # its calls count in the run that made them
+        vector = VectorSearchTool(self.embedder, self.vectors, tenant)
         tools: list[RetrievalTool] = [
-            VectorSearchTool(self.embedder, self.vectors, tenant),
+            vector,
             TreeSearchTool(self.indexes.trees, navigator, tenant, self.settings.tree),
         ]
         if self.indexes.graph is not None:
-            tools.append(GraphSearchTool(self.indexes.graph.store, tenant, self.settings.graph))
+
+            async def dense(query: str, n: int) -> list[tuple[str, float]]:
+                return [(e.id, e.score) for e in await vector.search(query, k=n, mode="dense")]
+
+            scorer = dense if self.settings.graph.passage_seeds > 0 else None
+            tools.append(GraphSearchTool(self.indexes.graph.store, tenant, self.settings.graph, passages=scorer))
         return {tool.name: tool for tool in tools}
 
     def tool_names(self) -> list[str]:

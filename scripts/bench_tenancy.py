@@ -45,7 +45,8 @@ def _sparse(rng: random.Random, vocab: int) -> SparseVector:
 
 def bench_layout(layout: str, args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
     settings = Settings(data_dir=data_dir, qdrant=QdrantConfig(url=args.url, layout=layout))  # type: ignore[arg-type]
-    store: QdrantStore = open_vector_store(settings)
+    store = open_vector_store(settings)
+    assert isinstance(store, QdrantStore), "bench_tenancy measures the qdrant-client engine"
     rng = random.Random(args.seed)
     run = uuid.uuid4().hex[:6]
     tenants = [f"bench{run}-{i}" for i in range(args.tenants)]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 
 from knowledge.kg.retrieve import GraphRetriever, RankedChunk, edge_text
 from knowledge.kg.schema import GraphInputError
@@ -21,6 +21,9 @@ DESCRIPTION = (
 )
 SUPPORTED_FILTERS = frozenset({"doc_id"})
 """Filters ``search`` understands."""
+
+PassageScorer = Callable[[str, int], Awaitable[list[tuple[str, float]]]]
+"""(query, n) -> the ``n`` best (chunk id, dense score) pairs: what seeds the ranking with passages."""
 
 
 def _evidence(rc: RankedChunk, reason: str) -> Evidence:
@@ -44,9 +47,18 @@ class GraphSearchTool:
     name = "graph_search"
     description = DESCRIPTION
 
-    def __init__(self, store: GraphStore, tenant: str, config: GraphConfig | None = None) -> None:
+    def __init__(
+        self,
+        store: GraphStore,
+        tenant: str,
+        config: GraphConfig | None = None,
+        *,
+        passages: PassageScorer | None = None,
+    ) -> None:
         self.retriever = GraphRetriever(store, config)
         self.tenant = tenant
+        self.passages = passages
+        """Dense passage scorer; used when ``config.passage_seeds`` > 0."""
 
     async def search(self, query: str, *, k: int = 5, filters: Mapping[str, str] | None = None) -> list[Evidence]:
         """Up to ``k`` passages connected to the entities ``query`` names, best first."""
@@ -60,8 +72,10 @@ class GraphSearchTool:
         if k < 1:
             raise ToolError(f"k must be at least 1, got {k}")
         doc_id = (filters or {}).get("doc_id")
+        n_dense = self.retriever.config.passage_seeds if self.passages is not None else 0
         try:
-            found = await self.retriever.retrieve(self.tenant, query, k=k * 4 if doc_id else k)
+            dense = await self.passages(query, n_dense) if self.passages is not None and n_dense > 0 else []
+            found = await self.retriever.retrieve(self.tenant, query, k=k * 4 if doc_id else k, passages=dense)
         except (GraphStoreError, GraphInputError) as exc:
             raise ToolError(f"graph_search failed: {exc}") from exc
         linked = ", ".join(s.name for s in found.seeds)

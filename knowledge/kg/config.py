@@ -44,3 +44,9 @@ class GraphConfig(BaseModel):
     """Chunks read per entity (hub entities are capped, and down-weighted by their degree)."""
     damping: float = 0.5
     """Personalised PageRank damping (probability of following an edge rather than restarting)."""
+    passage_seeds: int = 0
+    """Dense passage hits put into the PPR reset vector beside the linked entities (HippoRAG 2's dense-sparse
+    integration); 0: off (entities only). Needs a dense scorer wired into ``graph_search``."""
+    passage_seed_weight: float = 0.05
+    """Reset weight of the best dense passage, the others min-max scaled below it; HippoRAG 2's
+    ``passage_node_weight`` (0.05), taken from the paper, not fitted here."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from knowledge.kg.config import GraphConfig
@@ -68,20 +69,31 @@ class GraphRetriever:
                 sub.edges.append(e)
         return sub
 
-    def rank(self, sub: Subgraph, seeds: list[Seed]) -> dict[str, float]:
-        """PPR mass of each chunk id (entities and chunks are nodes; mentions and facts are edges)."""
+    def rank(self, sub: Subgraph, seeds: list[Seed], passages: Sequence[tuple[str, float]] = ()) -> dict[str, float]:
+        """PPR mass of each chunk id (entities and chunks are nodes; mentions and facts are edges).
+
+        ``passages`` (chunk id, dense score) join the reset vector with ``passage_reset`` weights.
+        """
         edges = [(f"e:{e.src}", f"e:{e.dst}", math.log1p(e.weight)) for e in sub.edges]
         edges += [(f"e:{m.key}", f"c:{m.chunk_id}", 1.0) for m in sub.mentions]
-        scores = personalized_pagerank(edges, {f"e:{s.key}": s.weight for s in seeds}, damping=self.config.damping)
+        reset = {f"e:{s.key}": s.weight for s in seeds}
+        for chunk_id, weight in passage_reset(passages, self.config.passage_seed_weight).items():
+            reset[f"c:{chunk_id}"] = reset.get(f"c:{chunk_id}", 0.0) + weight
+        scores = personalized_pagerank(edges, reset, damping=self.config.damping)
         return {node[2:]: v for node, v in scores.items() if node.startswith("c:")}
 
-    async def retrieve(self, tenant: str, question: str, *, k: int = 5) -> Retrieval:
-        """Link, expand, rank; the top ``k`` chunks with the facts that tie them to the question."""
+    async def retrieve(
+        self, tenant: str, question: str, *, k: int = 5, passages: Sequence[tuple[str, float]] = ()
+    ) -> Retrieval:
+        """Link, expand, rank; the top ``k`` chunks with the facts that tie them to the question.
+
+        ``passages``: dense (chunk id, score) hits to seed the ranking with beside the linked entities.
+        """
         seeds = await link(self.store, tenant, question, max_seeds=self.config.max_seeds)
-        if not seeds:
+        if not seeds and not passages:
             return Retrieval(seeds=[], chunks=[])
-        sub = await self.expand(tenant, seeds)
-        scores = self.rank(sub, seeds)
+        sub = await self.expand(tenant, seeds) if seeds else Subgraph()
+        scores = self.rank(sub, seeds, passages)
         top = sorted(scores, key=lambda c: -scores[c])[:k]
         records = await self.store.chunks(tenant, top)
         return Retrieval(seeds=seeds, chunks=[RankedChunk(r, scores[r.id], _facts(sub, r.id, seeds)) for r in records])
@@ -95,6 +107,21 @@ class GraphRetriever:
         if sa[0].key == sb[0].key:
             return GraphPath(keys=[sa[0].key], names=[sa[0].name], edges=[])
         return await self.store.shortest_path(tenant, sa[0].key, sb[0].key, max_hops=max_hops)
+
+
+def passage_reset(passages: Sequence[tuple[str, float]], top: float) -> dict[str, float]:
+    """Pure: reset weights of dense hits, min-max scaled into ``(0, top]`` (HippoRAG 2: the best hit gets ``top``;
+    the worst of several keeps a sliver, so every hit it was given stays a node with some restart mass)."""
+    if not passages or top <= 0:
+        return {}
+    scores = [s for _, s in passages]
+    lo, hi = min(scores), max(scores)
+    span = hi - lo
+    out: dict[str, float] = {}
+    for chunk_id, s in passages:
+        scaled = (s - lo) / span if span > 0 else 1.0
+        out[chunk_id] = max(out.get(chunk_id, 0.0), top * max(scaled, 1e-3))
+    return out
 
 
 def _facts(sub: Subgraph, chunk_id: str, seeds: list[Seed], limit: int = 3) -> list[str]:

@@ -6,6 +6,7 @@ composition root (``graphs.services``) opens it once and passes it to everything
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from knowledge.vector_store.base import (
@@ -18,6 +19,7 @@ from knowledge.vector_store.base import (
     VectorStore,
     VectorStoreError,
 )
+from knowledge.vector_store.edge import EdgeStore
 from knowledge.vector_store.layout import make_layout
 from knowledge.vector_store.qdrant import QdrantStore
 
@@ -28,6 +30,7 @@ __all__ = [
     "FILTER_KEYS",
     "BadFilterError",
     "BadTenantError",
+    "EdgeStore",
     "Hit",
     "QdrantStore",
     "SearchMode",
@@ -38,8 +41,12 @@ __all__ = [
 ]
 
 
-def open_vector_store(settings: Settings) -> QdrantStore:
-    """Open the store these settings name: a Qdrant server if ``qdrant.url`` is set, else local mode in the data dir.
+def open_vector_store(settings: Settings) -> QdrantStore | EdgeStore:
+    """Open the store these settings name: a Qdrant server if ``qdrant.url`` is set, else the embedded engine
+    (``qdrant.engine``: Qdrant Edge in ``DATA_DIR/qdrant-edge`` or qdrant-client local mode in ``DATA_DIR/qdrant``).
+
+    A data dir indexed by one embedded engine is refused by the other (its registry says the documents are
+    indexed, but the other engine's folder is empty): say which engine, or re-ingest into a fresh data dir.
 
     Each call opens a new client, which the caller closes. qdrant-client local mode allows one client per
     path, so a process opens it once (``graphs.services.open_services``) and passes it on.
@@ -47,6 +54,17 @@ def open_vector_store(settings: Settings) -> QdrantStore:
     from qdrant_client import QdrantClient
 
     cfg = settings.qdrant
+    if not cfg.url:
+        _check_engine(settings, cfg.engine)
+    if not cfg.url and cfg.engine == "edge":
+        root = settings.path("qdrant-edge", ".keep").parent.resolve()
+        return EdgeStore(
+            root,
+            prefetch_limit=cfg.prefetch_limit,
+            rrf_k=cfg.rrf_k,
+            dense_weight=cfg.dense_weight,
+            layout=make_layout(cfg.layout),
+        )
     where = cfg.url or str(settings.path("qdrant", ".keep").parent.resolve())
     try:
         if cfg.url:
@@ -64,3 +82,26 @@ def open_vector_store(settings: Settings) -> QdrantStore:
         dense_weight=cfg.dense_weight,
         layout=make_layout(cfg.layout),
     )
+
+
+_ENGINE_DIRS = {"edge": "qdrant-edge", "local": "qdrant"}
+
+
+def _check_engine(settings: Settings, engine: str) -> None:
+    """Refuse a data dir whose vectors another embedded engine holds while this engine's folder is empty."""
+    own = settings.data_dir / _ENGINE_DIRS[engine]
+    other_engine = "local" if engine == "edge" else "edge"
+    other = settings.data_dir / _ENGINE_DIRS[other_engine]
+    if _holds_collections(other) and not _holds_collections(own):
+        raise VectorStoreError(
+            f"the data dir {str(settings.data_dir)!r} was indexed by the {other_engine!r} vector engine, not "
+            f"{engine!r}; set WAYPOINT_QDRANT_ENGINE={other_engine} or re-ingest into a fresh data dir"
+        )
+
+
+def _holds_collections(folder: Path) -> bool:
+    """True when an engine folder holds at least one collection (local mode: ``collection/<name>``; Edge: shards)."""
+    if not folder.is_dir():
+        return False
+    inner = folder / "collection" if (folder / "collection").is_dir() else folder
+    return any(p.is_dir() for p in inner.iterdir())

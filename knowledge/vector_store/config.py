@@ -20,6 +20,10 @@ class QdrantConfig(BaseModel):
     """Reciprocal-rank-fusion constant (Qdrant's default 2; tuned on the dev sets, 60 did worse)."""
     dense_weight: float = 1.0
     """Weight of the dense ranking in hybrid fusion (the sparse ranking weighs 1.0)."""
+    engine: Literal["local", "edge"] = "local"
+    """Embedded engine when ``url`` is unset (``WAYPOINT_QDRANT_ENGINE``): qdrant-client ``local`` mode (scores in
+    Python: over a second per hybrid query at 5k points), or ``edge``: Qdrant Edge, the real engine in-process
+    (``qdrant-edge-py``; ~25-45 ms there, the same top 10; docs/bench/vector_engines-5000.md)."""
     layout: Literal["collection", "payload"] = "collection"
     """Tenancy (``WAYPOINT_QDRANT_LAYOUT``): a collection per tenant, or one collection partitioned by an
     ``is_tenant`` payload index (Qdrant's advice for many tenants); see ``knowledge/vector_store/layout.py``."""

@@ -37,6 +37,7 @@ def test_agent_like_outcome() -> None:
     assert rec.scores.f1 == pytest.approx(2 * (1 / 5) * 1 / (1 / 5 + 1))
     assert rec.scores.recall_2 == 0.5
     assert rec.scores.recall_5 == 0.5
+    assert rec.scores.recall_10 == 1.0  # g2 is the 6th distinct passage
     assert rec.scores.all_gold_5 == 0.0
     assert rec.scores.recall_all == 1.0
     assert rec.scores.cited_recall_5 == 0.5
@@ -63,7 +64,7 @@ def test_retrieval_only_has_no_answer_scores() -> None:
 def test_error_record_scores_zero_and_keeps_message() -> None:
     rec = error_record(Q, "agent", "LLMTimeoutError: slow", 3.0, answering=True)
     assert rec.error == "LLMTimeoutError: slow"
-    assert rec.scores.em == 0.0 and rec.scores.recall_5 == 0.0
+    assert rec.scores.em == 0.0 and rec.scores.recall_5 == 0.0 and rec.scores.recall_10 == 0.0
     assert error_record(Q, "bm25", "boom", 0.0, answering=False).scores.f1 is None
 
 

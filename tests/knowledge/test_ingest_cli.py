@@ -16,7 +16,7 @@ def test_ingest_then_search(
 ) -> None:
     monkeypatch.setenv("WAYPOINT_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.delenv("WAYPOINT_QDRANT_URL", raising=False)
-    monkeypatch.setattr("knowledge.embeddings.local.LocalEmbedder", lambda batch_size: embedder)  # loaded once
+    monkeypatch.setattr("knowledge.embeddings.local.LocalEmbedder", lambda batch_size, **_: embedder)  # loaded once
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "owls.md").write_text("# Owls\n\nBarn owls swallow voles whole.\n", encoding="utf-8")

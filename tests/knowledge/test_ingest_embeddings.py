@@ -81,3 +81,29 @@ def test_openai_compatible_adapter_batches_normalises_and_names_the_model() -> N
 def test_openai_compatible_adapter_errors_are_typed() -> None:
     with pytest.raises(EmbeddingError, match="503"):
         OpenAICompatibleEmbedder("http://127.0.0.1:30000/v1", "m", transport=_server([], fail=True))
+
+
+def test_a_query_runs_on_query_threads_and_leaves_torch_as_it_was(embedder: Embedder) -> None:
+    import torch
+
+    from knowledge.embeddings.local import LocalEmbedder
+
+    assert isinstance(embedder, LocalEmbedder)
+    before = torch.get_num_threads()
+    seen: list[int] = []
+    model = embedder._model
+    original = model.encode
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append(torch.get_num_threads())
+        return original(*args, **kwargs)
+
+    model.encode = spy
+    try:
+        one = embedder.embed(["Where was Christopher Nolan born?"])
+        batch = embedder.embed(["Where was Christopher Nolan born?", *[f"text {i}" for i in range(8)]])
+    finally:
+        model.encode = original
+    assert seen == [1, before]  # one query on one thread; a batch on torch's default
+    assert torch.get_num_threads() == before
+    assert max(abs(a - b) for a, b in zip(one[0], batch[0], strict=True)) < 1e-4  # same vector either way

@@ -39,3 +39,17 @@ def test_query_vectors_are_sorted_unit_weights_and_empty_for_stop_words() -> Non
     assert q.indices == sorted(q.indices) and len(q.indices) == 2
     assert q.values == [1.0, 1.0]
     assert not BM25Encoder().encode_query("the of and")
+
+
+def test_title_weight_counts_title_terms_more_and_one_changes_nothing() -> None:
+    from knowledge.sparse import BM25Encoder, term_index
+
+    text = "Tina Arena\nNow I Can Dance is a song by Tina Arena about dancing."
+    plain = BM25Encoder().encode_document(text, title="Tina Arena")
+    assert plain == BM25Encoder().encode_document(text)  # weight 1: the title is already in the text once
+    boosted = BM25Encoder(title_weight=2.0).encode_document(text, title="Tina Arena")
+    w_plain = dict(zip(plain.indices, plain.values, strict=True))
+    w_boost = dict(zip(boosted.indices, boosted.values, strict=True))
+    assert set(w_plain) == set(w_boost)  # no new terms, only heavier ones
+    assert w_boost[term_index("arena")] > w_plain[term_index("arena")]
+    assert w_boost[term_index("song")] < w_plain[term_index("song")]  # a longer document: other terms weigh less

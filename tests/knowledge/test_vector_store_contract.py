@@ -6,6 +6,7 @@ Local mode always runs; the same tests run against a Qdrant server when ``WAYPOI
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import uuid
 from collections.abc import Iterator
@@ -17,13 +18,23 @@ from knowledge.embeddings import Embedder
 from knowledge.ingest import Ingestor
 from knowledge.settings import QdrantConfig, Settings
 from knowledge.sparse import SparseVector
-from knowledge.vector_store import BadFilterError, BadTenantError, QdrantStore, VectorPoint, open_vector_store
+from knowledge.vector_store import (
+    BadFilterError,
+    BadTenantError,
+    EdgeStore,
+    QdrantStore,
+    VectorPoint,
+    VectorStoreError,
+    open_vector_store,
+)
 from knowledge.vector_store.layout import POINT_ID_KEY, SHARED_COLLECTION, TENANT_KEY, PayloadPartitioned
 from tools.vector_search import VectorSearchTool
 
 SERVER = os.environ.get("WAYPOINT_QDRANT_URL")
+HAS_EDGE = importlib.util.find_spec("qdrant_edge") is not None
 BACKENDS = [
     pytest.param("local", id="local"),
+    pytest.param("edge", id="edge", marks=pytest.mark.skipif(not HAS_EDGE, reason="needs qdrant-edge-py")),
     pytest.param(
         "server",
         id="server",
@@ -38,20 +49,22 @@ def layout(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture(params=BACKENDS)
-def vstore(request: pytest.FixtureRequest, layout: str, tmp_path: Path) -> Iterator[QdrantStore]:
+def vstore(request: pytest.FixtureRequest, layout: str, tmp_path: Path) -> Iterator[QdrantStore | EdgeStore]:
     url = SERVER if request.param == "server" else None
-    settings = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(url=url, layout=layout))
+    engine = "edge" if request.param == "edge" else "local"
+    settings = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(url=url, layout=layout, engine=engine))
     store = open_vector_store(settings)
     if url and layout == "payload":  # a server outlives the test: a shared collection of this run only
         store.layout = PayloadPartitioned(f"waypoint_test_{uuid.uuid4().hex[:8]}")
     yield store
     if url and layout == "payload":
+        assert isinstance(store, QdrantStore)
         store.client.delete_collection(store.collection("any"))
     store.close()
 
 
 @pytest.fixture
-def tenants(vstore: QdrantStore) -> Iterator[tuple[str, str]]:
+def tenants(vstore: QdrantStore | EdgeStore) -> Iterator[tuple[str, str]]:
     run = uuid.uuid4().hex[:8]
     a, b = f"ta-{run}", f"tb-{run}"
     yield a, b
@@ -68,7 +81,9 @@ def _ids(n: int) -> list[str]:
     return [str(uuid.uuid4()) for _ in range(n)]
 
 
-def test_layout_is_what_the_setting_says(vstore: QdrantStore, layout: str, tenants: tuple[str, str]) -> None:
+def test_layout_is_what_the_setting_says(
+    vstore: QdrantStore | EdgeStore, layout: str, tenants: tuple[str, str]
+) -> None:
     a, b = tenants
     assert vstore.layout.name == layout
     if layout == "payload":
@@ -78,7 +93,9 @@ def test_layout_is_what_the_setting_says(vstore: QdrantStore, layout: str, tenan
         assert vstore.collection(a) != vstore.collection(b)
 
 
-def test_tenants_are_isolated_in_search_count_and_delete(vstore: QdrantStore, tenants: tuple[str, str]) -> None:
+def test_tenants_are_isolated_in_search_count_and_delete(
+    vstore: QdrantStore | EdgeStore, tenants: tuple[str, str]
+) -> None:
     a, b = tenants
     for t in tenants:
         vstore.ensure_tenant(t, 4)
@@ -108,7 +125,9 @@ def test_tenants_are_isolated_in_search_count_and_delete(vstore: QdrantStore, te
     assert [h.id for h in vstore.search(b, dense=[1, 0, 0, 0], sparse=None, mode="dense", k=1)] == [pb[0]]
 
 
-def test_same_point_id_in_two_tenants_does_not_overwrite(vstore: QdrantStore, tenants: tuple[str, str]) -> None:
+def test_same_point_id_in_two_tenants_does_not_overwrite(
+    vstore: QdrantStore | EdgeStore, tenants: tuple[str, str]
+) -> None:
     a, b = tenants
     for t in tenants:
         vstore.ensure_tenant(t, 4)
@@ -122,7 +141,7 @@ def test_same_point_id_in_two_tenants_does_not_overwrite(vstore: QdrantStore, te
     assert vstore.search(b, dense=[1, 0, 0, 0], sparse=None, mode="dense")[0].payload["doc_id"] == "db"
 
 
-def test_filters_combine_with_the_tenant(vstore: QdrantStore, tenants: tuple[str, str]) -> None:
+def test_filters_combine_with_the_tenant(vstore: QdrantStore | EdgeStore, tenants: tuple[str, str]) -> None:
     a, b = tenants
     for t in tenants:
         vstore.ensure_tenant(t, 4)
@@ -137,7 +156,7 @@ def test_filters_combine_with_the_tenant(vstore: QdrantStore, tenants: tuple[str
         vstore.search(a, dense=[1, 0, 0, 0], sparse=None, filters={"tenant": b})  # cannot widen to another tenant
 
 
-def test_bad_tenant_and_wrong_dimension_are_refused(vstore: QdrantStore, tenants: tuple[str, str]) -> None:
+def test_bad_tenant_and_wrong_dimension_are_refused(vstore: QdrantStore | EdgeStore, tenants: tuple[str, str]) -> None:
     a, _ = tenants
     with pytest.raises(BadTenantError):
         vstore.ensure_tenant("../etc", 4)
@@ -154,6 +173,7 @@ async def test_ingest_and_search_two_tenants_in_one_collection(
     """The real ingest path on the payload layout: two tenants share a collection, each finds only its own."""
     settings = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(layout="payload"))
     store = open_vector_store(settings)
+    assert isinstance(store, QdrantStore)
     ing = Ingestor(settings, embedder, store)
     try:
         assert len(ing.ingest_corpus(corpus_path, "alpha").added) == 24
@@ -169,3 +189,51 @@ async def test_ingest_and_search_two_tenants_in_one_collection(
     finally:
         ing.close()
         store.close()
+
+
+@pytest.mark.skipif(not HAS_EDGE, reason="needs qdrant-edge-py")
+async def test_edge_engine_ingests_searches_and_persists_across_reopen(
+    tmp_path: Path, embedder: Embedder, corpus_path: Path
+) -> None:
+    """The real ingest path on Qdrant Edge: hidden until live, found by every mode, still there after a reopen."""
+    settings = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(engine="edge"))
+    store = open_vector_store(settings)
+    assert isinstance(store, EdgeStore)
+    ing = Ingestor(settings, embedder, store)
+    try:
+        assert len(ing.ingest_corpus(corpus_path, "alpha").added) == 24
+        assert store.count("alpha", live=True) == 24 and store.count("alpha", live=False) == 0
+        tool = VectorSearchTool(embedder, store, "alpha")
+        for mode in ("sparse", "hybrid"):
+            assert (await tool.search("XK-4471", k=1, mode=mode))[0].doc_id == "p06"
+        assert (await tool.search("deepest lake", k=1, mode="dense"))[0].doc_id == "p05"
+        assert "_state" not in (await tool.search("deepest lake", k=1))[0].model_dump()
+        assert ing.delete_document("p06", "alpha") and store.count("alpha") == 23
+    finally:
+        ing.close()
+        store.close()
+    again = open_vector_store(settings)
+    try:
+        assert again.count("alpha") == 23
+        hits = again.search("alpha", dense=embedder.embed(["deepest lake"])[0], sparse=None, mode="dense", k=1)
+        assert hits[0].payload["doc_id"] == "p05" and hits[0].payload["live"] is True
+    finally:
+        again.close()
+
+
+@pytest.mark.skipif(not HAS_EDGE, reason="needs qdrant-edge-py")
+def test_a_data_dir_of_one_engine_is_refused_by_the_other(tmp_path: Path) -> None:
+    local = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(engine="local"))
+    edge = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(engine="edge"))
+    store = open_vector_store(local)
+    store.ensure_tenant("t", 4)
+    store.close()
+    with pytest.raises(VectorStoreError, match="WAYPOINT_QDRANT_ENGINE=local"):
+        open_vector_store(edge)
+    fresh = Settings(data_dir=tmp_path / "fresh", qdrant=QdrantConfig(engine="edge"))
+    other = open_vector_store(fresh)
+    other.ensure_tenant("t", 4)
+    other.close()
+    with pytest.raises(VectorStoreError, match="WAYPOINT_QDRANT_ENGINE=edge"):
+        open_vector_store(fresh.model_copy(update={"qdrant": QdrantConfig(engine="local")}))
+    open_vector_store(edge.model_copy(update={"data_dir": tmp_path / "empty"})).close()  # nothing indexed: fine

@@ -1,0 +1,246 @@
+"""Qdrant Edge adapter (``qdrant-edge-py``): the Qdrant engine in-process, one shard folder per collection.
+
+The embedded alternative to qdrant-client local mode, which scores every point in Python (hybrid search over 5k
+points took over a second there; docs/bench/vector_engines-5000.md). Same points, same named vectors (``dense``
+cosine, ``sparse`` with IDF), same tenancy layouts and the same RRF hybrid query as ``QdrantStore``.
+Edge 0.9.0 binds ``MatchValue(True)`` as the integer 1, so visibility is filtered on a keyword copy of ``live``
+(``_state``: ``live`` / ``hidden``), never shown to callers.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import shutil
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from knowledge.sparse import SparseVector
+from knowledge.vector_store.base import Hit, SearchMode, VectorPoint, VectorStoreError, check_filters
+from knowledge.vector_store.layout import CollectionPerTenant, Layout
+
+DENSE = "dense"
+SPARSE = "sparse"
+STATE = "_state"
+"""Internal keyword mirror of ``live`` (what searches filter on)."""
+_META = "waypoint.json"
+_BATCH = 256
+
+
+def _edge() -> Any:
+    try:
+        return importlib.import_module("qdrant_edge")
+    except ImportError as exc:
+        raise VectorStoreError(f"the Edge vector engine needs the qdrant-edge-py package: {exc}") from exc
+
+
+@contextmanager
+def _errors(action: str, name: str) -> Iterator[None]:
+    try:
+        yield
+    except VectorStoreError:
+        raise
+    except Exception as exc:
+        raise VectorStoreError(f"vector store {action} on {name!r} failed: {exc}") from exc
+
+
+class EdgeStore:
+    """``VectorStore`` over Qdrant Edge shards in ``root`` (one per collection); calls are serialised by a lock."""
+
+    local = True
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        prefetch_limit: int = 40,
+        rrf_k: int = 60,
+        dense_weight: float = 1.0,
+        layout: Layout | None = None,
+    ) -> None:
+        self.qe = _edge()
+        self.root = root
+        self.layout: Layout = layout or CollectionPerTenant()
+        self.prefetch_limit = prefetch_limit
+        self.rrf_k = rrf_k
+        self.dense_weight = dense_weight
+        self._lock = threading.RLock()
+        self._shards: dict[str, Any] = {}
+
+    def collection(self, tenant: str) -> str:
+        """Collection (shard folder name) holding a tenant's points."""
+        return self.layout.collection(tenant)
+
+    def _shard(self, name: str) -> Any | None:
+        """The open shard of a collection, loaded from disk on first use; None when it was never created."""
+        shard = self._shards.get(name)
+        if shard is None and (self.root / name / _META).exists():
+            shard = self._shards[name] = self.qe.EdgeShard.load(str(self.root / name))
+        return shard
+
+    def ensure_tenant(self, tenant: str, dim: int) -> None:
+        """Create the tenant's shard if missing; refuse one built for another dimension."""
+        name = self.collection(tenant)
+        qe = self.qe
+        with self._lock, _errors("create collection", name):
+            if self._shard(name) is not None:
+                have = json.loads((self.root / name / _META).read_text())["dim"]
+                if have != dim:
+                    raise VectorStoreError(
+                        f"collection {name!r} holds {have}-dimensional vectors but the embedder makes {dim}; "
+                        "re-ingest into a fresh data dir or use the original embedding model"
+                    )
+                return
+            path = self.root / name
+            path.mkdir(parents=True, exist_ok=True)
+            config = qe.EdgeConfig(
+                vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
+                sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+            )
+            self._shards[name] = qe.EdgeShard.create(str(path), config)
+            (path / _META).write_text(json.dumps({"dim": dim}))
+
+    def upsert(self, tenant: str, points: Sequence[VectorPoint]) -> None:
+        """Write points in batches."""
+        name, lay, qe = self.collection(tenant), self.layout, self.qe
+        structs = []
+        for p in points:
+            payload = lay.stored_payload(tenant, p.id, p.payload)
+            vector = {DENSE: list(p.dense), SPARSE: qe.SparseVector(p.sparse.indices, p.sparse.values)}
+            state = "live" if payload.get("live") else "hidden"
+            structs.append(qe.Point(lay.stored_id(tenant, p.id), vector, {**payload, STATE: state}))
+        with self._lock, _errors("upsert", name):
+            shard = self._need(name)
+            for i in range(0, len(structs), _BATCH):
+                shard.update(qe.UpdateOperation.upsert_points(structs[i : i + _BATCH]))
+            shard.flush()
+
+    def set_live(self, tenant: str, ids: Sequence[str]) -> None:
+        """Mark points searchable in one update."""
+        if not ids:
+            return
+        name = self.collection(tenant)
+        with self._lock, _errors("set_payload", name):
+            shard = self._need(name)
+            shard.update(self.qe.UpdateOperation.set_payload(self._ids(tenant, ids), {"live": True, STATE: "live"}))
+            shard.flush()
+
+    def delete_ids(self, tenant: str, ids: Sequence[str]) -> None:
+        """Delete points by id."""
+        if not ids:
+            return
+        name = self.collection(tenant)
+        with self._lock, _errors("delete", name):
+            shard = self._shard(name)
+            if shard is not None:
+                shard.update(self.qe.UpdateOperation.delete_points(self._ids(tenant, ids)))
+                shard.flush()
+
+    def delete_doc(self, tenant: str, doc_id: str) -> None:
+        """Delete every point whose payload ``doc_id`` matches."""
+        name = self.collection(tenant)
+        with self._lock, _errors("delete", name):
+            shard = self._shard(name)
+            if shard is not None:
+                flt = self._filter({**self.layout.scope(tenant), "doc_id": doc_id})
+                shard.update(self.qe.UpdateOperation.delete_points_by_filter(flt))
+                shard.flush()
+
+    def search(
+        self,
+        tenant: str,
+        *,
+        dense: Sequence[float] | None,
+        sparse: SparseVector | None,
+        mode: SearchMode = "hybrid",
+        k: int = 5,
+        filters: Mapping[str, str] | None = None,
+    ) -> list[Hit]:
+        """Dense, sparse or RRF-fused hybrid search over live points."""
+        name, qe = self.collection(tenant), self.qe
+        flt = self._filter({**check_filters(filters), STATE: "live", **self.layout.scope(tenant)})
+        sparse_q = qe.SparseVector(sparse.indices, sparse.values) if sparse else None
+        dense_q = list(dense) if dense is not None else None
+        kwargs: dict[str, Any]
+        if mode == "sparse" or (mode == "hybrid" and dense_q is None):
+            if sparse_q is None:
+                return []
+            kwargs = {"query": qe.Query.Nearest(sparse_q, using=SPARSE), "filter": flt}
+        elif mode == "dense" or sparse_q is None:
+            if dense_q is None:
+                return []
+            kwargs = {"query": qe.Query.Nearest(dense_q, using=DENSE), "filter": flt}
+        else:
+            limit = max(self.prefetch_limit, k)
+            prefetches = [
+                qe.Prefetch(limit, query=qe.Query.Nearest(dense_q, using=DENSE), filter=flt),
+                qe.Prefetch(limit, query=qe.Query.Nearest(sparse_q, using=SPARSE), filter=flt),
+            ]
+            kwargs = {"prefetches": prefetches, "query": qe.Fusion.Rrf(k=self.rrf_k, weights=[self.dense_weight, 1.0])}
+        with self._lock, _errors("query", name):
+            shard = self._shard(name)
+            if shard is None:
+                return []
+            points = shard.query(qe.QueryRequest(limit=k, with_payload=True, **kwargs))
+        hits = []
+        for p in points:
+            payload = {key: v for key, v in dict(p.payload or {}).items() if key != STATE}
+            pid, view = self.layout.caller_view(str(p.id), payload)
+            hits.append(Hit(id=pid, score=float(p.score), payload=view))
+        return hits
+
+    def count(self, tenant: str, *, live: bool | None = None, doc_id: str | None = None) -> int:
+        """Exact point count under the given conditions."""
+        name = self.collection(tenant)
+        cond: dict[str, Any] = dict(self.layout.scope(tenant))
+        if live is not None:
+            cond[STATE] = "live" if live else "hidden"
+        if doc_id is not None:
+            cond["doc_id"] = doc_id
+        with self._lock, _errors("count", name):
+            shard = self._shard(name)
+            if shard is None:
+                return 0
+            return int(shard.count(self.qe.CountRequest(exact=True, filter=self._filter(cond) if cond else None)))
+
+    def drop_tenant(self, tenant: str) -> None:
+        """Delete the tenant's shard, or in the shared layout every point of the tenant."""
+        name = self.collection(tenant)
+        with self._lock, _errors("delete collection", name):
+            if self.layout.shared:
+                shard = self._shard(name)
+                if shard is not None:
+                    shard.update(
+                        self.qe.UpdateOperation.delete_points_by_filter(self._filter(self.layout.scope(tenant)))
+                    )
+                    shard.flush()
+                return
+            shard = self._shards.pop(name, None)
+            if shard is not None:
+                shard.close()
+            shutil.rmtree(self.root / name, ignore_errors=True)
+
+    def close(self) -> None:
+        """Flush and close every open shard."""
+        with self._lock:
+            for shard in self._shards.values():
+                shard.flush()
+                shard.close()
+            self._shards.clear()
+
+    def _need(self, name: str) -> Any:
+        shard = self._shard(name)
+        if shard is None:
+            raise VectorStoreError(f"collection {name!r} does not exist; ensure_tenant first")
+        return shard
+
+    def _ids(self, tenant: str, ids: Sequence[str]) -> list[str]:
+        return [self.layout.stored_id(tenant, i) for i in ids]
+
+    def _filter(self, cond: Mapping[str, Any]) -> Any:
+        """Exact-match conditions on keyword fields (values are strings here: booleans bind wrongly in Edge)."""
+        qe = self.qe
+        return qe.Filter(must=[qe.FieldCondition(key, match=qe.MatchValue(str(v))) for key, v in cond.items()])
