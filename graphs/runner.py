@@ -24,6 +24,8 @@ from tools.base import offered_tools
 
 GRACE_S = 30.0
 """Extra seconds ``drive`` allows past the run's own hard limit before it cancels the run outright."""
+SETTLE_S = 10.0
+"""Longest the end of a run waits for the backend to tokenize its prompts (the ideal radix reuse); then none."""
 
 
 class UnknownToolError(BadInputError):
@@ -99,7 +101,11 @@ async def with_prefix_reuse(result: dict[str, Any], deps: Deps) -> dict[str, Any
     """``result`` (the ``done`` totals) plus the run's ideal radix reuse (``agents.llm.radix``) when the backend can
     tokenize: ``radix_prompt_tokens``, ``radix_cached_tokens``, ``radix_cached_share``."""
     ledger = current_radix_ledger()
-    reuse = await settle(ledger, deps.llm) if ledger is not None else None
+    try:
+        async with asyncio.timeout(SETTLE_S):
+            reuse = await settle(ledger, deps.llm) if ledger is not None else None
+    except TimeoutError:
+        reuse = None
     if reuse is None:
         return result
     share = reuse.share

@@ -1,14 +1,17 @@
 """How close the embedded llama.cpp server's prefix cache comes to an ideal radix cache, per server setting.
 
-Two agent-like runs (planner, router, grader, router, grader, answerer: the layout of ``agents.prompting``, the
-real shared system prefix and role prompt texts) are sent interleaved, A1 B1 A2 B2 ..., as two users of one
+Two agent-like runs (planner, router, grader, answerer: the layout of ``agents.prompting``, the real shared
+system prefix and role prompt texts, each cut to ``--system-chars`` / ``--instruction-chars`` so that a loaded
+2-core box can prefill them in minutes) are sent interleaved, A1 B1 A2 B2 ..., as two users of one
 server would, after the start-up warm-up of the system prefix. Per call: prompt tokens, what the server served
 from its cache (``cached_tokens``) and what an ideal radix cache would serve (``agents.llm.radix``, tokens from
 the server's own ``/tokenize``). One fresh server per setting; settings: the current one (2 slots), llama.cpp's
 ``n_cache_reuse`` 256 (KV shifting of reused chunks), one slot (the host-RAM prompt cache restores the other
 run), the host-RAM prompt cache off.
 
-Usage: nice -n 15 python scripts/bench_prefix_reuse.py [--model qwen2.5-1.5b] [--out docs/bench/prefix_reuse.json]
+Usage: nice -n 15 python scripts/bench_prefix_reuse.py [--model qwen2.5-1.5b] [--settings NAME ...]
+       [--system-chars 600] [--instruction-chars 160] [--out docs/bench/prefix_reuse.json]
+The JSON is rewritten after each setting, so a cut-short run keeps what it measured.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Any
 from agents.llm import CallOptions, Message, OpenAICompatibleLLM
 from agents.llm.embedded import EmbeddedLlamaServer
 from agents.llm.radix import ideal_cached
-from agents.prompting import Block
+from agents.prompting import Block, PromptBuilder
 from agents.roles.prefix import builder_for
 from tools.graph_search import DESCRIPTION as GRAPH
 from tools.tree_search import DESCRIPTION as TREE
@@ -41,9 +44,17 @@ SETTINGS: dict[str, dict[str, Any]] = {
 }
 
 
+CUT = {"system": 0, "instruction": 0}
+"""Characters kept of the system prefix and of each role prompt (0: all)."""
+
+
+def cut(text: str, key: str) -> str:
+    return text[: CUT[key]] if CUT[key] else text
+
+
 def role(name: str) -> str:
-    """A role prompt's text as shipped (placeholders left in: only its length and bytes matter here)."""
-    return (PROMPTS / f"{name}.txt").read_text(encoding="utf-8")
+    """A role prompt's text as shipped, cut (placeholders left in: only its length and bytes matter here)."""
+    return cut((PROMPTS / f"{name}.txt").read_text(encoding="utf-8"), "instruction")
 
 
 def passages(tag: str, first: int, n: int) -> str:
@@ -55,20 +66,18 @@ def passages(tag: str, first: int, n: int) -> str:
 
 
 def run_prompts(tag: str) -> list[list[Message]]:
-    """One run's six calls, each context growing as the agent's does; the instruction last."""
-    builder = builder_for({"graph_search": GRAPH, "tree_search": TREE, "vector_search": VECTOR})
+    """One run's four calls, each context growing as the agent's does; the instruction last."""
+    prefix = builder_for({"graph_search": GRAPH, "tree_search": TREE, "vector_search": VECTOR}).system_prefix
+    builder = PromptBuilder(cut(prefix, "system"))
     q = Block("Question", f"In which year was the town where the {tag} river rises founded?")
     plan = Block("Plan", f"1. Where does the {tag} river rise?\n2. When was #1 founded?")
-    ev1 = Block("Evidence", passages(tag, 1, 4))
-    ev2 = Block("Evidence", passages(tag, 1, 8))
+    ev = Block("Evidence", passages(tag, 1, 3))
     notes = Block("Notes", f"1. Where does the {tag} river rise? -> {tag}ville-1")
     return [
         builder.build([q], role("planner")),
         builder.build([q, plan], role("router")),
-        builder.build([q, plan, ev1], role("grader")),
-        builder.build([q, plan, ev1, notes], role("router")),
-        builder.build([q, plan, ev2, notes], role("grader")),
-        builder.build([q, plan, ev2, notes], role("answerer")),
+        builder.build([q, plan, ev], role("grader")),
+        builder.build([q, plan, ev, notes], role("answerer")),
     ]
 
 
@@ -86,7 +95,7 @@ async def measure(name: str, kwargs: dict[str, Any], model: str, models_dir: Pat
         )
         started = time.perf_counter()
         for i, messages in enumerate(sequence):
-            done = await llm.complete(messages, options=CallOptions(max_tokens=8))
+            done = await llm.complete(messages, options=CallOptions(max_tokens=1))
             calls.append(
                 {
                     "call": f"{'AB'[i % 2]}{i // 2 + 1}",
@@ -165,18 +174,20 @@ async def main() -> None:
     ap.add_argument("--model", default="qwen2.5-1.5b")
     ap.add_argument("--models-dir", type=Path, default=Path(".waypoint/models"))
     ap.add_argument("--settings", nargs="+", default=list(SETTINGS))
+    ap.add_argument("--system-chars", type=int, default=600)
+    ap.add_argument("--instruction-chars", type=int, default=160)
     ap.add_argument("--out", type=Path, default=Path("docs/bench/prefix_reuse.json"))
     args = ap.parse_args()
+    CUT.update(system=args.system_chars, instruction=args.instruction_chars)
     prov = provenance(args.models_dir / f"{args.model}.gguf")
-    results = []
+    doc: dict[str, Any] = {"benchmark": "prefix reuse vs an ideal radix cache", "date": time.strftime("%Y-%m-%d")}
+    doc |= {**prov, "system_chars": args.system_chars, "instruction_chars": args.instruction_chars, "results": []}
     for name in args.settings:
-        results.append(await measure(name, SETTINGS[name], args.model, args.models_dir))
-        print(table(results[-1:]), flush=True)
-    prov["load_avg_after"] = os.getloadavg()
-    doc = {"benchmark": "prefix reuse vs an ideal radix cache", "date": time.strftime("%Y-%m-%d"), **prov}
-    doc["results"] = results
-    args.out.write_text(json.dumps(doc, indent=2) + "\n")
-    print(table(results))
+        doc["results"].append(await measure(name, SETTINGS[name], args.model, args.models_dir))
+        doc["load_avg_after"] = os.getloadavg()
+        args.out.write_text(json.dumps(doc, indent=2) + "\n")
+        print(table(doc["results"][-1:]), flush=True)
+    print(table(doc["results"]))
 
 
 if __name__ == "__main__":

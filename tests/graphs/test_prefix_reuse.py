@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+from typing import Any
+
+import pytest
 from agent_support import ListTool, MakeDeps, cite, grade_by, j, of_kind, run_all
 
 from agents.llm import ScriptedLLM
 from agents.llm.radix import ideal_cached
+from graphs import runner
 from graphs.runner import RunRequest
 from graphs.single_shot import stream_single_shot
 
@@ -47,3 +53,22 @@ async def test_agent_run_reuse_matches_the_pure_computation_and_bounds_what_the_
     # the double serves the prefix shared with the previous prompt: an ideal cache serves at least that
     assert totals["cached_tokens"] <= totals["radix_cached_tokens"] <= totals["radix_prompt_tokens"]
     assert totals["radix_cached_share"] == round(cached / prompt, 4)
+
+
+class SlowTokens(ScriptedLLM):
+    async def tokenize(self, messages: Any) -> list[int]:
+        await asyncio.sleep(30)
+        return []
+
+
+async def test_a_tokenizer_that_hangs_leaves_the_figure_out_and_does_not_hold_up_done(
+    make_deps: MakeDeps, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner, "SETTLE_S", 0.2)
+    llm = SlowTokens([cite("born in London", "London")])
+    started = time.monotonic()
+    question = "Where was Christopher Nolan born?"
+    envs = [e async for e in stream_single_shot(make_deps(llm, [ListTool()]), RunRequest(question=question))]
+    totals = of_kind(envs, "done")[0].totals
+    assert time.monotonic() - started < 10
+    assert "radix_cached_tokens" not in totals and totals["llm_calls"] == 1
