@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from agents.llm import CallOptions, Message, OpenAICompatibleLLM
 from agents.llm.embedded import EmbeddedLlamaServer
 from agents.llm.radix import ideal_cached
@@ -41,7 +43,22 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "n_cache_reuse 256": {"n_parallel": 2, "cache_reuse": 256},
     "1 slot": {"n_parallel": 1},
     "2 slots, RAM cache off": {"n_parallel": 2, "cache_ram_mib": 0},
+    "2 slots, run pinned to a slot": {"n_parallel": 2, "pin": True},
 }
+"""``pin``: each run's calls carry llama.cpp's ``id_slot`` (run A slot 0, run B slot 1), the in-server analogue of
+the router's per-thread routing key; the other keys go to ``EmbeddedLlamaServer``."""
+
+
+async def pinned_call(root: str, messages: list[Message], slot: int) -> tuple[int, int, float]:
+    """One chat call pinned to ``slot``: (prompt tokens, cached tokens, seconds)."""
+    body = {"messages": messages, "max_tokens": 1, "temperature": 0.0, "id_slot": slot}
+    started = time.perf_counter()
+    async with httpx.AsyncClient(timeout=900) as client:
+        r = await client.post(f"{root}/v1/chat/completions", json=body)
+    r.raise_for_status()
+    usage = r.json()["usage"]
+    cached = int((usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0)
+    return int(usage["prompt_tokens"]), cached, time.perf_counter() - started
 
 
 CUT = {"system": 0, "instruction": 0}
@@ -82,7 +99,9 @@ def run_prompts(tag: str) -> list[list[Message]]:
 
 
 async def measure(name: str, kwargs: dict[str, Any], model: str, models_dir: Path) -> dict[str, Any]:
-    server = EmbeddedLlamaServer(model, models_dir, n_ctx=16384, **kwargs)
+    load_start = os.getloadavg()
+    pin = bool(kwargs.get("pin"))
+    server = EmbeddedLlamaServer(model, models_dir, n_ctx=16384, **{k: v for k, v in kwargs.items() if k != "pin"})
     base = await asyncio.to_thread(server.start)
     llm = OpenAICompatibleLLM(base, model=model, timeout_s=600)
     a, b = run_prompts("Alder"), run_prompts("Brenn")
@@ -95,13 +114,17 @@ async def measure(name: str, kwargs: dict[str, Any], model: str, models_dir: Pat
         )
         started = time.perf_counter()
         for i, messages in enumerate(sequence):
-            done = await llm.complete(messages, options=CallOptions(max_tokens=1))
+            if pin:
+                prompt_n, cached_n, seconds = await pinned_call(base.removesuffix("/v1"), messages, i % 2)
+            else:
+                done = await llm.complete(messages, options=CallOptions(max_tokens=1))
+                prompt_n, cached_n, seconds = done.usage.prompt_tokens, done.usage.cached_tokens, done.usage.latency_s
             calls.append(
                 {
                     "call": f"{'AB'[i % 2]}{i // 2 + 1}",
-                    "prompt_tokens": done.usage.prompt_tokens,
-                    "cached_tokens": done.usage.cached_tokens,
-                    "latency_s": round(done.usage.latency_s, 3),
+                    "prompt_tokens": prompt_n,
+                    "cached_tokens": cached_n,
+                    "latency_s": round(seconds, 3),
                 }
             )
         wall = time.perf_counter() - started
@@ -120,6 +143,7 @@ async def measure(name: str, kwargs: dict[str, Any], model: str, models_dir: Pat
     return {
         "setting": name,
         "params": kwargs,
+        "load_avg_start": load_start,
         "warm_up_prompt_tokens": warm.usage.prompt_tokens,
         "prompt_tokens": prompt_total,
         "cached_tokens": sum(c["cached_tokens"] for c in calls),
@@ -174,6 +198,7 @@ async def main() -> None:
     ap.add_argument("--model", default="qwen2.5-1.5b")
     ap.add_argument("--models-dir", type=Path, default=Path(".waypoint/models"))
     ap.add_argument("--settings", nargs="+", default=list(SETTINGS))
+    ap.add_argument("--append", action="store_true", help="keep the results already in --out, add these")
     ap.add_argument("--system-chars", type=int, default=600)
     ap.add_argument("--instruction-chars", type=int, default=160)
     ap.add_argument("--out", type=Path, default=Path("docs/bench/prefix_reuse.json"))
@@ -182,6 +207,9 @@ async def main() -> None:
     prov = provenance(args.models_dir / f"{args.model}.gguf")
     doc: dict[str, Any] = {"benchmark": "prefix reuse vs an ideal radix cache", "date": time.strftime("%Y-%m-%d")}
     doc |= {**prov, "system_chars": args.system_chars, "instruction_chars": args.instruction_chars, "results": []}
+    if args.out.exists() and args.append:
+        doc["results"] = json.loads(args.out.read_text())["results"]
+        doc["appended_at_commit"] = prov["commit"]
     for name in args.settings:
         doc["results"].append(await measure(name, SETTINGS[name], args.model, args.models_dir))
         doc["load_avg_after"] = os.getloadavg()
