@@ -21,6 +21,7 @@ from graphs.events import Envelope
 from graphs.public import LLMBackend, RetrievalTool
 from graphs.runner import stream_run
 from graphs.services import AfterIngest, Services, open_services
+from graphs.warmup import agent_descriptions, warm_if_on
 from knowledge.ingest import Ingestor, IngestReport
 from knowledge.settings import Settings
 
@@ -92,9 +93,26 @@ class IngestorDocuments:
 
 
 @asynccontextmanager
+async def _warming(services: Services) -> AsyncIterator[None]:
+    """Warm the agent's shared prefix in the background while the app serves (``llm.warm_prefix``); stop it at exit.
+
+    In the background so that ``/readyz`` never waits on a prefill; a failure only logs (``graphs.warmup``).
+    """
+    tools = services.tools_for(services.settings.default_tenant)
+    task = asyncio.create_task(
+        warm_if_on(services.llm, services.settings.llm, agent_descriptions(tools)), name="prefix-warm-up"
+    )
+    try:
+        yield
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+@asynccontextmanager
 async def open_app_deps(settings: Settings, *, llm: LLMBackend | None = None) -> AsyncIterator[AppDeps]:
     """Open every service (``open_services``), adapt them to ``AppDeps``; close them all at the end."""
-    async with open_services(settings, llm=llm) as services:
+    async with open_services(settings, llm=llm) as services, _warming(services):
         configured = settings.api.cache_partition_secret
         secret = partition_secret(
             configured.get_secret_value() if configured else None, settings.path("cache_partition.key")

@@ -57,6 +57,10 @@ class Outcome(BaseModel):
     """Prompt tokens over all LLM calls."""
     cached_tokens: int = 0
     """Prompt tokens served from the prefix cache."""
+    radix_prompt_tokens: int | None = None
+    """Prompt tokens over all LLM calls as the backend's tokenizer counts them; None when it cannot tokenize."""
+    radix_cached_tokens: int | None = None
+    """Of those, tokens an ideal radix cache would serve (``agents.llm.radix``); None when not measured."""
     completion_tokens: int = 0
     """Generated tokens."""
     tool_calls: list[str] = Field(default_factory=list)
@@ -129,6 +133,11 @@ class QuestionRecord(BaseModel):
     llm_calls: int = 0
     prompt_tokens: int = 0
     cached_tokens: int = 0
+    radix_prompt_tokens: int | None = None
+    """Prompt tokens as the backend's tokenizer counts them, for the ideal radix reuse; None when not measured."""
+    radix_cached_tokens: int | None = None
+    """Prompt tokens an ideal radix cache would serve (prefix shared with an earlier prompt of the run or the
+    system prefix); None when not measured."""
     completion_tokens: int = 0
     latency_s: float = 0.0
     """Wall time of the question, seconds."""

@@ -31,6 +31,7 @@ TABLE_KEYS: tuple[tuple[str, str], ...] = (
     ("llm_calls_mean", "LLM calls"),
     ("prompt_tokens_mean", "prompt tok"),
     ("cached_share", "cached share"),
+    ("radix_cached_share", "radix share"),
     ("latency_p50_s", "p50 s"),
     ("latency_p95_s", "p95 s"),
     ("hops_mean", "hops"),

@@ -113,6 +113,8 @@ def make_record(question: Question, strategy: str, outcome: Outcome, latency_s: 
         llm_calls=outcome.llm_calls,
         prompt_tokens=outcome.prompt_tokens,
         cached_tokens=outcome.cached_tokens,
+        radix_prompt_tokens=outcome.radix_prompt_tokens,
+        radix_cached_tokens=outcome.radix_cached_tokens,
         completion_tokens=outcome.completion_tokens,
         latency_s=latency_s,
         trajectory=trajectory(question, outcome),

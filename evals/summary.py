@@ -63,7 +63,10 @@ class StrategySummary(BaseModel):
     cached_tokens_mean: float | None
     """Cached prompt tokens per question; None without LLM calls."""
     cached_share: float | None
-    """All cached over all prompt tokens; None without LLM calls."""
+    """All cached over all prompt tokens (what the backend served); None without LLM calls."""
+    radix_cached_share: float | None = None
+    """1 - ideal prefill / prompt tokens: what an ideal radix cache would serve, over the records that measured
+    it (``agents.llm.radix``); None when none did."""
     latency_p50_s: float | None
     """Median wall time per question, seconds."""
     latency_p95_s: float | None
@@ -135,6 +138,15 @@ def _not_found(records: Sequence[QuestionRecord]) -> NotFoundSummary | None:
     return NotFoundSummary(precision=precision, recall=recall)
 
 
+def _radix_share(records: Sequence[QuestionRecord]) -> float | None:
+    measured = [r for r in records if r.radix_prompt_tokens is not None and r.radix_cached_tokens is not None]
+    if not measured:
+        return None
+    return cached_share(
+        sum(r.radix_prompt_tokens or 0 for r in measured), sum(r.radix_cached_tokens or 0 for r in measured)
+    )
+
+
 def summarize(records: Sequence[QuestionRecord]) -> StrategySummary:
     """Aggregate one strategy's records."""
     used_llm = sum(r.llm_calls for r in records) > 0
@@ -162,6 +174,7 @@ def summarize(records: Sequence[QuestionRecord]) -> StrategySummary:
         cached_share=cached_share(sum(r.prompt_tokens for r in records), sum(r.cached_tokens for r in records))
         if used_llm
         else None,
+        radix_cached_share=_radix_share(records),
         latency_p50_s=percentile(latencies, 50),
         latency_p95_s=percentile(latencies, 95),
         completion_tokens_mean=llm_mean([r.completion_tokens for r in records]),

@@ -10,6 +10,7 @@ from langgraph.config import get_stream_writer
 from pydantic import BaseModel
 
 from agents.llm import Completion, LLMOutputError
+from agents.llm.radix import current_radix_ledger
 from graphs.events import LLMUsage, RunError, StepFinished, StepStarted
 from graphs.state import AgentState, Budget, new_budget
 
@@ -37,8 +38,12 @@ class Meter:
         self._write(event)
 
     def record(self, role: str, completions: Iterable[Completion]) -> None:
-        """Count the calls and tokens, and emit one ``usage`` event per call."""
+        """Count the calls and tokens, emit one ``usage`` event per call, and note each prompt in the run's radix
+        ledger (``agents.llm.radix``) when one is open."""
+        ledger = current_radix_ledger()
         for c in completions:
+            if ledger is not None:
+                ledger.add(c.messages)
             u = c.usage
             self.budget["llm_calls"] += 1
             self.budget["prompt_tokens"] += u.prompt_tokens

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.llm.radix import bind_radix_ledger, current_radix_ledger, settle
 from agents.llm.routing import bind_routing_key
 from agents.roles.answerer import NOT_FOUND, NOT_FOUND_TEXT, is_not_found, strip_citations
 from graphs.deps import Deps
@@ -23,6 +24,8 @@ from tools.base import offered_tools
 
 GRACE_S = 30.0
 """Extra seconds ``drive`` allows past the run's own hard limit before it cancels the run outright."""
+SETTLE_S = 10.0
+"""Longest the end of a run waits for the backend to tokenize its prompts (the ideal radix reuse); then none."""
 
 
 class UnknownToolError(BadInputError):
@@ -94,6 +97,26 @@ def totals(state: AgentState, wall_s: float) -> dict[str, Any]:
     return {**b, "wall_s": round(wall_s, 3), "cached_share": round(cached / prompt, 4) if prompt else 0.0}
 
 
+async def with_prefix_reuse(result: dict[str, Any], deps: Deps) -> dict[str, Any]:
+    """``result`` (the ``done`` totals) plus the run's ideal radix reuse (``agents.llm.radix``) when the backend can
+    tokenize: ``radix_prompt_tokens``, ``radix_cached_tokens``, ``radix_cached_share``."""
+    ledger = current_radix_ledger()
+    try:
+        async with asyncio.timeout(SETTLE_S):
+            reuse = await settle(ledger, deps.llm) if ledger is not None else None
+    except TimeoutError:
+        reuse = None
+    if reuse is None:
+        return result
+    share = reuse.share
+    return {
+        **result,
+        "radix_prompt_tokens": reuse.prompt_tokens,
+        "radix_cached_tokens": reuse.cached_tokens,
+        "radix_cached_share": round(share, 4) if share is not None else 0.0,
+    }
+
+
 def status_of(state: AgentState) -> str:
     """``done.status`` from the final state."""
     if state.get("stop_reason"):
@@ -130,6 +153,7 @@ async def stream_run(deps: Deps, request: RunRequest) -> AsyncIterator[Envelope]
     async def produce(emit: Emit) -> Done:
         started = deps.clock()
         bind_routing_key(deps.tenant, thread_id)  # this task's LLM calls: one replica's cache (agents/llm/routing)
+        bind_radix_ledger()  # this run's prompts, for its ideal prefix reuse (agents/llm/radix)
         if request.tenant is not None and request.tenant != deps.tenant:
             emit(
                 RunError(
@@ -176,8 +200,10 @@ async def stream_run(deps: Deps, request: RunRequest) -> AsyncIterator[Envelope]
                 )
             )
             emit(cut_off_answer(final))
-            return Done(status="budget", totals=totals(final, deps.clock() - started))
-        return Done(status=status_of(final), totals=totals(final, deps.clock() - started))
+            return Done(status="budget", totals=await with_prefix_reuse(totals(final, deps.clock() - started), deps))
+        return Done(
+            status=status_of(final), totals=await with_prefix_reuse(totals(final, deps.clock() - started), deps)
+        )
 
     async for envelope in drive(run_id, produce, limit_s=cfg.wall_clock_s + cfg.hard_limit_grace_s + GRACE_S):
         yield envelope

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from agents.llm import CallOptions, Completion, StreamDone, TextDelta
+from agents.llm.radix import bind_radix_ledger
 from agents.roles.answerer import NOT_FOUND_TEXT, answer_messages, is_not_found, strip_citations
 from graphs.deps import Deps
 from graphs.emit import Meter
@@ -34,7 +35,7 @@ from graphs.kit import Kit, make_kit
 from graphs.nodes import retrieve as retrieve_node
 from graphs.nodes.finalize import citations
 from graphs.nodes.retrieve import add_candidates
-from graphs.runner import GRACE_S, RunRequest, totals
+from graphs.runner import GRACE_S, RunRequest, totals, with_prefix_reuse
 from graphs.state import AgentState, EvidenceRecord, evidence_of, initial_state, new_subquestion
 from graphs.streaming import Emit, drive
 from knowledge.models import Evidence
@@ -84,6 +85,7 @@ async def stream_single_shot(deps: Deps, request: RunRequest, *, fused: bool = F
 
     async def produce(emit: Emit) -> Done:
         started = deps.clock()
+        bind_radix_ledger()  # this run's prompts, for its ideal prefix reuse (agents/llm/radix)
         tools = first_search_tools(deps, request) if fused else [(request.tools or [BASELINE_TOOL])[0]]
         tools = tools or [BASELINE_TOOL]
         emit(RunStarted(question=request.question, thread_id=request.thread_id, tools=tools))
@@ -123,7 +125,7 @@ async def stream_single_shot(deps: Deps, request: RunRequest, *, fused: bool = F
         emit(StepFinished(node="answer", step=2, duration_s=time.perf_counter() - t0, summary={}))
         emit(Answer(text=final, citations=[] if not_found else citations(state, text), not_found=not_found))
         state["budget"] = meter.budget
-        result: dict[str, Any] = totals(state, deps.clock() - started)
+        result: dict[str, Any] = await with_prefix_reuse(totals(state, deps.clock() - started), deps)
         return Done(status="not_found" if not_found else "ok", totals=result)
 
     async for envelope in drive(

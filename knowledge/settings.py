@@ -50,6 +50,12 @@ class LLMConfig(BaseModel):
     """Scrape SGLang's ``/metrics`` (cache hit rate, queue depth) when ``base_url`` is set."""
     scrape_timeout_s: float = 1.0
     """Timeout of one scrape; a slow or down server is reported as ``waypoint_sglang_up 0``."""
+    warm_prefix: bool = True
+    """Send the shared system prefix once when ``waypoint serve`` or an eval starts (``graphs.warmup``), so the
+    first question reads it from the server's KV cache instead of prefilling it cold. Serve warms in the
+    background (``/readyz`` does not wait); an eval waits for it before its first question."""
+    warm_timeout_s: float = 120.0
+    """Longest the warm-up call may take; past it (or when the LLM is down) it is skipped with a warning."""
 
 
 class LocalLLMConfig(BaseModel):

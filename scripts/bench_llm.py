@@ -2,6 +2,10 @@
 
 Usage: python scripts/bench_llm.py [--models qwen2.5-0.5b qwen2.5-1.5b] [--reps 3] [--out docs/bench/llm.json]
 Writes JSON (raw runs + medians + machine) and a Markdown table beside it. Not a test.
+
+``--native-server PATH``: compare the embedded xllamacpp wheel with a natively built ``llama-server`` (e.g. one
+built with ``-DGGML_NATIVE=ON`` for AVX-512) on the first model: both servers up at once, same threads, same
+prompts, reps alternating between them (so load drift hits both), medians. Writes ``--out`` as given.
 """
 
 from __future__ import annotations
@@ -11,7 +15,9 @@ import asyncio
 import json
 import os
 import platform
+import socket
 import statistics
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -92,6 +98,67 @@ async def bench_model(model: str, models_dir: Path, reps: int) -> dict[str, Any]
     return result
 
 
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_native(binary: Path, model_path: Path, threads: int) -> tuple[subprocess.Popen[bytes], str]:
+    """Start ``llama-server`` like the embedded one (1 slot, prompt cache on, loopback); return it and its /v1."""
+    port = _free_port()
+    cmd = [str(binary), "-m", str(model_path), "--host", "127.0.0.1", "--port", str(port), "-c", "8192", "-np", "1"]
+    cmd += ["-t", str(threads), "-tb", str(threads)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        try:
+            import httpx
+
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
+                return proc, f"http://127.0.0.1:{port}/v1"
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None:
+            raise RuntimeError(f"{binary} exited with {proc.returncode}")
+        time.sleep(0.5)
+    proc.terminate()
+    raise RuntimeError(f"{binary} not healthy after 300 s")
+
+
+async def compare_native(model: str, models_dir: Path, binary: Path, reps: int) -> dict[str, Any]:
+    """Embedded xllamacpp vs a native llama-server: same model, threads, prompts; reps alternate between them."""
+    threads = os.cpu_count() or 2
+    embedded = EmbeddedLlamaServer(model, models_dir, n_ctx=8192, n_parallel=1, threads=threads)
+    t0 = time.perf_counter()
+    base = embedded.start()
+    load = {"xllamacpp": time.perf_counter() - t0}
+    assert embedded.model_path is not None
+    t0 = time.perf_counter()
+    proc, native_base = start_native(binary, embedded.model_path, threads)
+    load["native"] = time.perf_counter() - t0
+    llms = {
+        "xllamacpp": OpenAICompatibleLLM(base, model=model),
+        "native": OpenAICompatibleLLM(native_base, model=model),
+    }
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in llms}
+    try:
+        for _ in range(reps):
+            for name, llm in llms.items():
+                runs[name].extend((await measure(llm, 1))["runs"])
+    finally:
+        for llm in llms.values():
+            await llm.aclose()
+        embedded.stop()
+        proc.terminate()
+        proc.wait(timeout=30)
+    out: dict[str, Any] = {"threads": threads, "variants": {}}
+    for name, rs in runs.items():
+        med = {k: statistics.median(r[k] for r in rs) for k in rs[0]}
+        out["variants"][name] = {"load_s": load[name], "runs": rs, "median": med}
+    return out
+
+
 def table(results: dict[str, Any]) -> str:
     rows = [
         "| model | load s | prompt tok | prefill tok/s | decode tok/s | cold s | warm s | warm cached | speed-up |",
@@ -113,7 +180,20 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--models-dir", type=Path, default=Path(".waypoint/models"))
     ap.add_argument("--out", type=Path, default=Path("docs/bench/llm.json"))
+    ap.add_argument("--native-server", type=Path, default=None, help="a llama-server binary to compare against")
     args = ap.parse_args()
+    if args.native_server is not None:
+        load_before = os.getloadavg()
+        native = asyncio.run(compare_native(args.models[0], args.models_dir, args.native_server, args.reps))
+        doc: dict[str, Any] = {"benchmark": "embedded xllamacpp vs native llama-server"}
+        doc["date"] = time.strftime("%Y-%m-%d")
+        doc |= {"machine": machine(), "model": args.models[0], "load_avg_before": load_before}
+        doc |= {"load_avg_after": os.getloadavg(), **native}
+        args.out.write_text(json.dumps(doc, indent=2) + "\n")
+        for name, v in native["variants"].items():
+            m = v["median"]
+            print(f"{name}: prefill {m['prefill_tok_s']:.1f} tok/s, decode {m['decode_tok_s']:.1f} tok/s")
+        return
     results: dict[str, Any] = {
         "benchmark": "embedded llama.cpp (xllamacpp) backend",
         "date": time.strftime("%Y-%m-%d"),

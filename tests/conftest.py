@@ -11,7 +11,7 @@ from pg_fixtures import fresh_pg_url, pg_database, pg_url  # noqa: F401  (Postgr
 
 from agents.llm.embedded import EmbeddedLlamaServer
 from agents.llm.openai_compat import OpenAICompatibleLLM
-from knowledge.settings import APIConfig, LocalLLMConfig, Settings
+from knowledge.settings import APIConfig, LLMConfig, LocalLLMConfig, Settings
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS_DIR = REPO / ".waypoint" / "models"
@@ -62,9 +62,14 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    """Settings with a fresh data dir per test and the small local model."""
+    """Settings with a fresh data dir per test and the small local model.
+
+    No start-up prefix warm-up: tests that script or count LLM calls must see only their own (the warm-up's
+    tests turn it on).
+    """
     return Settings(
         data_dir=tmp_path / "data",
+        llm=LLMConfig(warm_prefix=False),
         local=LocalLLMConfig(model=TEST_MODEL, n_ctx=8192),
         api=APIConfig(allowed_hosts=list(TEST_HOSTS)),
     )

@@ -29,12 +29,23 @@ class EmbeddedLlamaServer:
         threads: int = 0,
         n_ctx: int = 16384,
         n_parallel: int = 2,
+        cache_reuse: int = 0,
+        slot_similarity: float | None = None,
+        cache_ram_mib: int | None = None,
     ) -> None:
         self._model = model
         self._models_dir = models_dir
         self._threads = threads or (os.cpu_count() or 2)
         self._n_ctx = n_ctx
         self._n_parallel = n_parallel
+        self._cache_reuse = cache_reuse
+        """llama.cpp ``n_cache_reuse``: reuse cached chunks of at least this many tokens past the common prefix
+        by shifting their KV (0: prefix only)."""
+        self._slot_similarity = slot_similarity
+        """llama.cpp ``slot_prompt_similarity``: the share of a prompt a slot's cache must match for the slot to be
+        chosen for it (None: llama.cpp's default)."""
+        self._cache_ram_mib = cache_ram_mib
+        """llama.cpp ``cache_ram_mib``: host-RAM cache of evicted slot prompts (None: default; 0: off)."""
         self._server: Any = None
         self.model_path: Path | None = None
         self.base_url: str | None = None
@@ -55,6 +66,11 @@ class EmbeddedLlamaServer:
         params.hostnames = ["127.0.0.1"]
         params.port = 0
         params.cache_prompt = True
+        params.n_cache_reuse = self._cache_reuse
+        if self._slot_similarity is not None:
+            params.slot_prompt_similarity = self._slot_similarity
+        if self._cache_ram_mib is not None:
+            params.cache_ram_mib = self._cache_ram_mib
         params.endpoint_metrics = True
         params.verbosity = -1
         params.cpuparams.n_threads = self._threads

@@ -53,6 +53,9 @@ class OpenAICompatibleLLM:
         self._max_retries = max_retries
         self._backoff_s = backoff_s
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._root = self.base_url.removesuffix("/v1")
+        self._tokenizes: bool | None = None
+        """Whether the server has llama.cpp's ``/apply-template`` and ``/tokenize`` (None: not asked yet)."""
         self._client = httpx.AsyncClient(
             base_url=self.base_url,
             headers=headers,
@@ -71,6 +74,29 @@ class OpenAICompatibleLLM:
         except httpx.HTTPError:
             return False
         return r.status_code == 200
+
+    async def tokenize(self, messages: Sequence[Message]) -> list[int] | None:
+        """The prompt's token ids as the server prefills them: llama.cpp's ``/apply-template`` (the model's chat
+        template) then ``/tokenize`` with special tokens parsed; None when the server has no such endpoints
+        (SGLang's are not used here) or fails."""
+        if self._tokenizes is False:
+            return None
+        try:
+            r = await self._client.post(f"{self._root}/apply-template", json={"messages": list(messages)})
+            if r.status_code == 404:
+                self._tokenizes = False
+                return None
+            r.raise_for_status()
+            prompt = r.json()["prompt"]
+            r = await self._client.post(
+                f"{self._root}/tokenize", json={"content": prompt, "add_special": True, "parse_special": True}
+            )
+            r.raise_for_status()
+            tokens = r.json()["tokens"]
+        except (httpx.HTTPError, KeyError, TypeError, ValueError):
+            return None
+        self._tokenizes = True
+        return [int(t) for t in tokens]
 
     def _body(self, messages: Sequence[Message], options: CallOptions) -> dict[str, Any]:
         temperature = self._temperature if options.temperature is None else options.temperature

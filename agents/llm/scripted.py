@@ -28,6 +28,12 @@ class ScriptedLLM:
         self.calls: list[tuple[list[Message], CallOptions]] = []
         """Every call received, in order."""
         self.closed = False
+        self._vocab: dict[str, int] = {}
+
+    async def tokenize(self, messages: Sequence[Message]) -> list[int]:
+        """The prompt's words as ids (the double counts words as tokens, as its usage does)."""
+        words = " ".join(m["content"] for m in messages).split()
+        return [self._vocab.setdefault(w, len(self._vocab)) for w in words]
 
     def enqueue(self, *replies: Reply) -> None:
         """Append replies to the script."""

@@ -17,6 +17,7 @@ from graphs.runner import RunRequest, stream_run
 from graphs.single_shot import stream_single_shot, stream_single_shot_fused
 from graphs.tracing.record import recorded
 from graphs.tracing.run_store import RunStore
+from graphs.warmup import agent_descriptions, baseline_descriptions, warm_if_on
 
 StreamFn = Callable[[Deps, Any], AsyncIterator[Envelope]]
 
@@ -58,6 +59,10 @@ def _graph_factory(name: str, stream: StreamFn) -> Callable[[StrategyContext], A
         if ctx.retrieval_only:
             raise EvalError(f"strategy {name!r} always answers; --retrieval-only applies to retrieval strategies")
         deps = await ctx.resources.deps()
+        # the first question must not pay for a cold system prefix: warm the one this strategy's runs share
+        planning = name == "agent"
+        described = agent_descriptions(deps.tools) if planning else baseline_descriptions(deps.tools)
+        await warm_if_on(deps.llm, ctx.settings.llm, described, planning=planning)
         return GraphStrategy(
             name,
             deps,

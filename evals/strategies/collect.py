@@ -43,6 +43,11 @@ class RunCollector:
         elif isinstance(event, Done):
             self.done = event
 
+    def _total(self, key: str) -> int | None:
+        """An integer from the ``done`` event's totals; None when the run did not report it."""
+        value = self.done.totals.get(key) if self.done is not None else None
+        return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
     def outcome(self) -> Outcome:
         """The run as the eval scores it."""
         status = self.done.status if self.done is not None else "error"
@@ -61,6 +66,8 @@ class RunCollector:
             llm_calls=len(self.usage),
             prompt_tokens=sum(u.prompt_tokens for u in self.usage),
             cached_tokens=sum(u.cached_tokens for u in self.usage),
+            radix_prompt_tokens=self._total("radix_prompt_tokens"),
+            radix_cached_tokens=self._total("radix_cached_tokens"),
             completion_tokens=sum(u.completion_tokens for u in self.usage),
             tool_calls=list(self.tool_calls),
             steps=self.steps,

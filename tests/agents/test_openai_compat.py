@@ -14,6 +14,7 @@ from agents.llm import (
     LLMRequestError,
     LLMTimeoutError,
     LLMUnavailableError,
+    Message,
     OpenAICompatibleLLM,
     StreamDone,
     TextDelta,
@@ -228,3 +229,44 @@ async def test_a_stream_that_ends_without_done_or_finish_is_an_error() -> None:
 
     with pytest.raises(LLMUnavailableError, match="ended the stream early"):
         await client(handler).complete(MSGS)  # type: ignore[arg-type]
+
+
+CHAT: list[Message] = [{"role": "user", "content": "hi"}]
+
+
+async def test_tokenize_applies_the_chat_template_then_tokenizes_with_special_tokens() -> None:
+    seen: list[tuple[str, dict[str, object]]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        seen.append((request.url.path, body))
+        if request.url.path == "/apply-template":
+            return httpx.Response(200, json={"prompt": "<|im_start|>user\nhi<|im_end|>\n"})
+        if request.url.path == "/tokenize":
+            return httpx.Response(200, json={"tokens": [151644, 872, 198, 6023]})
+        return httpx.Response(404)
+
+    assert await client(handler).tokenize(CHAT) == [151644, 872, 198, 6023]
+    assert [path for path, _ in seen] == ["/apply-template", "/tokenize"]  # the server root, not /v1
+    assert seen[0][1] == {"messages": CHAT}
+    assert seen[1][1] == {"content": "<|im_start|>user\nhi<|im_end|>\n", "add_special": True, "parse_special": True}
+
+
+async def test_tokenize_on_a_server_without_the_endpoints_is_none_and_not_asked_again() -> None:
+    asked: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        asked.append(request.url.path)
+        return httpx.Response(404)
+
+    llm = client(handler)
+    assert await llm.tokenize(CHAT) is None
+    assert await llm.tokenize(CHAT) is None
+    assert asked == ["/apply-template"]
+
+
+async def test_tokenize_failure_is_none_not_an_exception() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(500, text="boom")
+
+    assert await client(handler).tokenize(CHAT) is None

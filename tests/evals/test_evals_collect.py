@@ -120,3 +120,11 @@ async def test_graph_strategy_keeps_runs_in_the_trace_store(tmp_path: Path) -> N
     run = store.get_run(outcome.run_id, tenant="ops")
     assert run is not None and run.question == "Where?"
     store.close()
+
+
+def test_collector_takes_the_runs_radix_totals_from_done() -> None:
+    done = Done(status="ok", totals={"prompt_tokens": 1300, "radix_prompt_tokens": 1200, "radix_cached_tokens": 1000})
+    outcome = collect([Envelope(run_id="r", seq=1, ts=0.0, event=done)])
+    assert (outcome.radix_prompt_tokens, outcome.radix_cached_tokens) == (1200, 1000)
+    bare = collect([Envelope(run_id="r", seq=1, ts=0.0, event=Done(status="ok", totals={"prompt_tokens": 5}))])
+    assert (bare.radix_prompt_tokens, bare.radix_cached_tokens) == (None, None)

@@ -77,3 +77,20 @@ def test_citation_precision_and_recall_reach_summary_json() -> None:
     assert s["citation_recall"] == pytest.approx(0.5)
     only = summarize([make_record(q, "hybrid", Outcome(retrieved_ids=["g1"]), 1.0)]).model_dump(mode="json")
     assert only["citation_precision"] is None and only["citation_recall"] is None
+
+
+def test_radix_cached_share_beside_cached_share_over_measured_records() -> None:
+    records = [
+        record("a", llm_calls=3, prompt=1000, cached=600).model_copy(
+            update={"radix_prompt_tokens": 1000, "radix_cached_tokens": 900}
+        ),
+        record("b", llm_calls=3, prompt=500, cached=100).model_copy(
+            update={"radix_prompt_tokens": 500, "radix_cached_tokens": 300}
+        ),
+        record("c", llm_calls=1, prompt=200, cached=0),  # its backend could not tokenize: left out of the radix share
+    ]
+    s = build_summary({}, {"agent": records})["strategies"]["agent"]
+    assert s["radix_cached_share"] == pytest.approx((900 + 300) / 1500)  # 1 - ideal prefill (300) / 1500
+    assert s["cached_share"] == pytest.approx(700 / 1700)
+    unmeasured = summarize([record("d", llm_calls=1, prompt=10, cached=5)]).model_dump(mode="json")
+    assert unmeasured["radix_cached_share"] is None
