@@ -123,7 +123,7 @@ async def open_app_deps(settings: Settings, *, llm: LLMBackend | None = None) ->
             return True
 
         async def tools_for(tenant: str) -> dict[str, RetrievalTool]:
-            return services.deps_for(tenant).tools
+            return services.tools_for(tenant)
 
         async def run(spec: RunSpec) -> AsyncIterator[Envelope]:
             async for envelope in run_agent(services, spec, secret=secret):

@@ -61,7 +61,7 @@ class Services:
     """Thread checkpoints and the trace store."""
     after_ingest: AfterIngest | None = None
     """Work on the documents an ingest added or replaced (tenant, doc ids): LLM node summaries, when on."""
-    _deps: dict[str, Deps] = field(default_factory=dict)
+    _deps: dict[tuple[str, str], Deps] = field(default_factory=dict)
 
     def tools_for(self, tenant: str) -> dict[str, RetrievalTool]:
         """The tool registry bound to ``tenant``: vector and tree search, and graph search when the graph is up."""
@@ -89,7 +89,7 @@ class Services:
 
         ``cache_partition``: the tenant's secret prefix-cache tag (``Deps.cache_partition``), stable per tenant.
         """
-        deps = self._deps.get(tenant)
+        deps = self._deps.get((tenant, cache_partition))
         if deps is None:
             deps = Deps(
                 llm=self.llm,
@@ -100,7 +100,7 @@ class Services:
                 backend=self.backend,
                 cache_partition=cache_partition,
             )
-            self._deps[tenant] = deps
+            self._deps[(tenant, cache_partition)] = deps
         return deps
 
 

@@ -20,6 +20,10 @@ async def test_one_of_each_service_shared_by_tenants(settings: Settings, tmp_pat
         a, b = services.deps_for("a"), services.deps_for("b")
         assert services.deps_for("a") is a and a is not b and (a.tenant, b.tenant) == ("a", "b")
         assert a.llm is llm and b.llm is llm and a.checkpointer is services.state.checkpointer
+        # a tenant's prefix-cache partition is honoured whatever was asked for that tenant before
+        tagged = services.deps_for("a", cache_partition="tag-a")
+        assert tagged.cache_partition == "tag-a" and a.cache_partition == "" and tagged is not a
+        assert services.deps_for("a", cache_partition="tag-a") is tagged
         assert services.tool_names() == list(a.tools)
         assert {"vector_search", "tree_search"} <= set(a.tools)
         va, vb = a.tools["vector_search"], b.tools["vector_search"]
