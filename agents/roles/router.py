@@ -64,3 +64,22 @@ def tried_note(queries: Sequence[tuple[str, str]], action: str, tool: str | None
     if action == "switch" and tool:
         return f"Tried without success: {done}. Use {tool} now."
     return f"Tried without success: {done}. Write a different query."
+
+
+def rewrite_query(subq: str, question: str, past: Sequence[str]) -> str:
+    """Pure rewrite by rule (no LLM, no evidence text): the sub-question plus the question's words it lacks; if
+    that was tried, the question itself; never a query already sent when another one is at hand."""
+    have = {w.casefold().strip("?.,;:!\"'()") for w in subq.split()}
+    extra = [w for w in question.split() if w.casefold().strip("?.,;:!\"'()") not in have]
+    tried = {" ".join(q.split()).casefold() for q in past}
+    for candidate in (" ".join([*subq.split(), *extra]), " ".join(question.split())):
+        if candidate.casefold() not in tried:
+            return candidate
+    return " ".join(subq.split())
+
+
+def pastes_evidence(query: str, evidence_texts: Sequence[str], run: int = 6) -> bool:
+    """True when ``query`` copies ``run`` consecutive words of an evidence text (a router that pasted evidence)."""
+    words = query.casefold().split()
+    grams = {" ".join(words[i : i + run]) for i in range(len(words) - run + 1)}
+    return bool(grams) and any(g in " ".join(t.casefold().split()) for t in evidence_texts for g in grams)
