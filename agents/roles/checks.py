@@ -13,9 +13,8 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 
 GROUNDED_SHARE = 0.5
-"""Share of an answer's content tokens that must occur in the kept evidence text for it to count as grounded
-(a name like "Christopher Nolan" passes with both or one of its words there; an invented "Ernst Mach" for a
-passage that never names him fails)."""
+"""Share of an answer's content tokens that must occur in the kept evidence for it to count as grounded."""
+# "Christopher Nolan" passes with one of its two words in the evidence; an "Ernst Mach" it never names fails.
 
 _STOP_WORDS = (
     "a an the of in on at to for by and or is was are were be been it its this that with from as who what which "

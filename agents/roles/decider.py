@@ -61,23 +61,22 @@ def next_correction(
     allowed: Sequence[str],
     fused: Sequence[str],
     tool_failed: bool,
+    widened: bool,
 ) -> tuple[Step, list[str]]:
     """Pure policy for a step whose attempt missed or whose answer failed its check: what to try next, bounded.
 
     - past ``max_retries``: give up;
     - the tools failed or found nothing (an error, 0 results: another query will not help there): switch to an
-      untried tool (cheapest first), else widen;
-    - evidence came back but nothing kept or the answer failed its check: widen first (the fused tools together,
-      deeper, only new items) unless the last search was that wide already, then switch to an untried tool, then
-      rewrite the query.
+      untried tool (cheapest first), else widen once, else give up;
+    - evidence came back but nothing was kept or the answer failed its check: widen once (the fused tools with the
+      last ones, deeper, new items only), then switch to an untried tool, then rewrite the query.
 
-    Returns the step and the tools for it (``widen``: the fused tools plus the last ones; ``rewrite``: the last).
+    ``widened``: this step was widened already. Returns the step and its tools (``rewrite``: the last ones).
     """
     if retries_used >= max_retries:
         return "give_up", []
     untried = [t for t in sorted(allowed, key=tool_rank) if t not in tools_tried]
     wide = list(dict.fromkeys([*(t for t in fused if t in allowed), *(t for t in last_tools if t in allowed)]))
-    widened = set(wide) <= set(last_tools)
     if tool_failed:
         if untried:
             return "switch", [untried[0]]

@@ -184,6 +184,7 @@ def make(kit: Kit) -> Any:
                 allowed=allowed,
                 fused=fused,
                 tool_failed=tool_failed,
+                widened=any(c["subq"] == i and c["kind"] == "widen" for c in corrections),
             )
             if step == "give_up":
                 meter.emit(Corrected(subq_index=i, action="give_up", reason=failure))
@@ -192,8 +193,11 @@ def make(kit: Kit) -> Any:
             query = state["route"]["query"]
             if step == "rewrite":
                 query = rewrite_query(default_query(sq["text"], earlier_answers(state)), state["question"], past)
+                if not query:  # every rewrite was sent already: another search would repeat one
+                    meter.emit(Corrected(subq_index=i, action="give_up", reason=f"{failure}; no new query left"))
+                    return "give_up"
             choice = {"tools": tools, "query": query, "reason": f"{kind}: {failure}", "fresh_only": step != "switch"}
-            if step == "widen":
+            if step in ("widen", "rewrite"):  # deeper: the items graded already are left out, new ones fill in
                 choice["k"] = max(cfg.top_k, cfg.fusion_depth) if len(tools) > 1 else 2 * cfg.top_k
         update["route"] = choice
         record: CorrectionRecord = {
