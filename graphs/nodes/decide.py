@@ -108,6 +108,10 @@ def make(kit: Kit) -> Any:
                 builds_on = [plan[r]["answer"] for r in sq.get("refs", []) if r < i and plan[r]["status"] == "answered"]
                 texts = kept_texts(state, i)
                 failure = check_subanswer(answer, subq=sq["text"], evidence_texts=texts, builds_on=builds_on)
+            elif n_tools and kept_now and state.get("answer_kind", "short") == "prose":
+                answer = f"see {', '.join(kept_now)}"  # a summary's step needs passages, not a phrase read off them
+            elif n_tools and kept_now:
+                failure = "evidence kept but it states no answer"
             elif n_tools:
                 failure = "tool failed or found nothing" if tool_failed else "no evidence kept"
             elif not answer:
