@@ -28,6 +28,9 @@ class SubQuestion(TypedDict):
     """The tool the plan chose for it ("" when the plan named none the run may use: the fused fallback)."""
     why: str
     """The planner's one-line reason for that tool."""
+    planned: str
+    """The sub-question as planned, its ``#n`` references unfilled (what the answer check compares with: an answer
+    inside a filled-in earlier answer, "Mountrail County" of "Van Hook Township, Mountrail County", is no echo)."""
     refs: list[int]
     """0-based indexes of the earlier steps it refers to (its ``#n`` as planned, before they were filled in)."""
 
@@ -236,6 +239,7 @@ def new_subquestion(text: str, tool: str = "", why: str = "") -> SubQuestion:
         "last_query": "",
         "tool": tool,
         "why": why,
+        "planned": text,
         "refs": [n for n in referenced(text) if n >= 0],
     }
 

@@ -107,7 +107,8 @@ def make(kit: Kit) -> Any:
             if answer and n_tools:
                 builds_on = [plan[r]["answer"] for r in sq.get("refs", []) if r < i and plan[r]["status"] == "answered"]
                 texts = kept_texts(state, i)
-                failure = check_subanswer(answer, subq=sq["text"], evidence_texts=texts, builds_on=builds_on)
+                asked = sq.get("planned", sq["text"])
+                failure = check_subanswer(answer, subq=asked, evidence_texts=texts, builds_on=builds_on)
             elif n_tools and kept_now and state.get("answer_kind", "short") == "prose":
                 answer = f"see {', '.join(kept_now)}"  # a summary's step needs passages, not a phrase read off them
             elif n_tools and kept_now:

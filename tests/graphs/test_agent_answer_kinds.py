@@ -61,3 +61,19 @@ async def test_the_plain_answerer_writes_prose_with_its_larger_cap(make_deps: Ma
     _, options = llm.calls[2]
     assert "few sentences of prose" in prompts(llm)[2].split("## Task")[1] and options.max_tokens == 300
     assert of_kind(envs, "answer")[0].text.startswith("Christopher Nolan is a British film director")
+
+
+async def test_an_answer_inside_the_filled_in_earlier_answer_is_not_an_echo(make_deps: MakeDeps) -> None:
+    """Step 2 reads "Which country is London, England in?" once #1 is filled: "England" is still its answer."""
+    llm = ScriptedLLM(
+        [
+            planned(
+                ("Where was Christopher Nolan born?", "vector_search"), ("Which country is #1 in?", "vector_search")
+            ),
+            grade_by("born", answer="London, England"),
+            grade_by("capital", answer="England"),
+            OK,
+        ]
+    )
+    envs = await run_all(make_deps(llm, [ListTool()]), "In which country was Christopher Nolan born?")
+    assert of_kind(envs, "correction") == [] and of_kind(envs, "answer")[0].text == "England"
