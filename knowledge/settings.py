@@ -126,10 +126,13 @@ class AgentConfig(BaseModel):
     """``postgresql://...`` for the Postgres checkpointer; unset: SQLite in the data dir."""
     route_single_tool_with_llm: bool = False
     """Ask the router LLM even for a first attempt with one allowed tool (else: sub-question + earlier answers)."""
-    routing: Literal["plan", "fused"] = "plan"
-    """``plan``: each step searches with the tool the planner named for it (and its reason goes in the trace); the
+    routing: Literal["plan", "mixed", "fused"] = "mixed"
+    """``plan``: each step searches with the tool the planner named for it alone (its reason goes in the trace); the
     fused search below is the fallback when the plan names no usable tool, and a correction (``widen``).
-    ``fused``: the fixed pipeline this agent had before: every first search of every step fuses
+    ``mixed`` (default): the planner's tool when it is not one of ``first_call_tools`` (``tree_search``), else the
+    fused search (its reason kept): on the hotpotqa smoke run (1.5B, 5 questions) ``plan`` routed 59 % of steps to
+    graph search alone and kept R@5 at 0.3, where fused hybrid + graph is the measured best on passages
+    (docs/bench/graph.md). ``fused``: the fixed pipeline this agent had before: every first search of every step fuses
     ``first_call_tools``, whatever the plan says (the comparison baseline: agent vs fused vs each tool alone, the
     last with a run's ``tools`` set to one)."""
     first_call_tools: list[str] = ["vector_search", "graph_search"]

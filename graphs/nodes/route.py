@@ -1,12 +1,14 @@
 """route: the tool(s) and query for the active step, decided without the LLM where the plan or a correction says.
 
 A step's first search uses the tool the plan chose for it, with the sub-question (``#n`` filled in, the earlier
-answers it does not name appended) as the query: no LLM call, no evidence text in the query. The fused search
-(``first_call_tools`` together) is the fallback when the plan named no tool the run may use, and every first
-search with ``routing="fused"`` (the fixed pipeline kept as the baseline). A correction (``decide``) presets the
-route; only a ``rewrite`` with ``rewrite_with_llm`` asks the router LLM, and its query is refused when it pastes
-evidence. The router LLM also decides when neither the plan nor a fused search gives a tool (it may choose none).
-Every decision goes out as a ``route`` event with its reason.
+answers it does not name appended) as the query: no LLM call, no evidence text in the query. With
+``routing="mixed"`` (the default) a planned tool that is one of the fused ones runs as the fused search, so the
+plan decides between passages (fused hybrid + graph) and tree search; ``routing="plan"`` runs it alone. The fused
+search (``first_call_tools`` together) is also the fallback when the plan named no tool the run may use, and
+every first search with ``routing="fused"`` (the fixed pipeline kept as the baseline). A correction (``decide``)
+presets the route; only a ``rewrite`` with ``rewrite_with_llm`` asks the router LLM, and its query is refused when
+it pastes evidence. The router LLM also decides when neither the plan nor a fused search gives a tool (it may
+choose none). Every decision goes out as a ``route`` event with its reason.
 """
 
 from __future__ import annotations
@@ -69,6 +71,10 @@ def make(kit: Kit) -> Any:
                     choice = {**choice, "query": picked[1], "reason": f"{choice['reason']}; query by the router"}
         elif cfg.routing == "fused" and fused:
             choice = {"tools": fused, "query": query, "reason": "fixed fused pipeline", "source": "fused"}
+        elif planned in allowed and cfg.routing == "mixed" and planned in fused and len(fused) > 1:
+            why = sq.get("why", "") or f"the plan chose {planned}"
+            tools = [*(t for t in fused if t != planned), planned]  # the plan's pick last: a rewrite stays with it
+            choice = {"tools": tools, "query": query, "reason": f"{why} (fused search)", "source": "plan"}
         elif planned in allowed:
             why = sq.get("why", "") or f"the plan chose {planned}"
             choice = {"tools": [planned], "query": query, "reason": why, "source": "plan"}

@@ -200,7 +200,7 @@ async def test_a_miss_widens_to_the_fused_tools_and_recovers(make_deps: MakeDeps
             OK,
         ]
     )
-    envs = await run_all(make_deps(llm, [vec, graph], fusion_depth=6), "Who directed Inception?")
+    envs = await run_all(make_deps(llm, [vec, graph], fusion_depth=6, routing="plan"), "Who directed Inception?")
     routes = of_kind(envs, "route")
     assert [(r.source, r.tools, r.attempt) for r in routes] == [
         ("plan", ["vector_search"], 1),
@@ -231,7 +231,7 @@ async def test_a_sub_answer_that_only_names_its_sub_question_is_corrected(make_d
             OK,
         ]
     )
-    envs = await run_all(make_deps(llm, [ListTool("vector_search"), ListTool("graph_search")]), Q2)
+    envs = await run_all(make_deps(llm, [ListTool("vector_search"), ListTool("graph_search")], routing="plan"), Q2)
     (fix,) = of_kind(envs, "correction")
     assert fix.action == "widen" and fix.subq_index == 0 and "names" in fix.reason
     decides = [s.summary for s in of_kind(envs, "step_finished") if s.node == "decide"]
@@ -473,7 +473,7 @@ async def test_failed_tool_is_reported_and_the_agent_switches(make_deps: MakeDep
             OK,
         ]
     )
-    deps = make_deps(llm, [ListTool("vector_search"), graph])
+    deps = make_deps(llm, [ListTool("vector_search"), graph], routing="plan")
     envs = await run_all(deps, "Who directed Inception?")
     calls = of_kind(envs, "tool_call")
     assert [(c.tool, c.status) for c in calls] == [("graph_search", "error"), ("vector_search", "ok")]
@@ -511,7 +511,7 @@ async def test_the_planned_tool_alone_makes_the_first_search(make_deps: MakeDeps
             OK,
         ]
     )
-    envs = await run_all(make_deps(llm, [vec, graph]), "Who directed Inception?")
+    envs = await run_all(make_deps(llm, [vec, graph], routing="plan"), "Who directed Inception?")
     assert graph.queries == ["Who directed Inception?"] and vec.queries == []
     (routed,) = of_kind(envs, "route")
     assert (routed.source, routed.tools, routed.reason) == ("plan", ["graph_search"], "a relation")
@@ -590,3 +590,20 @@ async def test_hard_time_limit_cuts_a_slow_call_and_keeps_the_supported_answer(m
     answer = of_kind(envs, "answer")[0]
     assert answer.text == "London" and [c.doc_id for c in answer.citations] == ["p-born"]
     assert kinds(envs)[-1] == "done" and of_kind(envs, "done")[0].status == "budget"
+
+
+async def test_mixed_routing_fuses_passage_tools_and_keeps_tree_search_alone(make_deps: MakeDeps) -> None:
+    vec, graph, tree = ListTool("vector_search"), ListTool("graph_search"), ListTool("tree_search")
+    llm = ScriptedLLM(
+        [
+            planned(("Who directed Inception?", "graph_search"), ("Where was #1 born?", "tree_search"), why="w"),
+            grade_by("directed", answer="Christopher Nolan"),
+            grade_by("born", answer="London"),
+            OK,
+        ]
+    )
+    envs = await run_all(make_deps(llm, [vec, graph, tree]), Q2)  # routing="mixed" is the default
+    routes = of_kind(envs, "route")
+    assert [r.tools for r in routes] == [["vector_search", "graph_search"], ["tree_search"]]
+    assert routes[0].reason == "w (fused search)" and routes[1].reason == "w"
+    assert tree.queries == ["Where was Christopher Nolan born?"] and of_kind(envs, "answer")[0].text == "London"
