@@ -11,12 +11,14 @@ from rich.console import Console
 
 from graphs.events import (
     Answer,
+    Corrected,
     Done,
     Envelope,
     EvidenceFound,
     Graded,
     LLMUsage,
     Note,
+    Routed,
     RunError,
     RunEvent,
     StepFinished,
@@ -33,6 +35,10 @@ def describe(event: RunEvent) -> str | None:
     if isinstance(event, ToolCall):
         status = "[red]error[/red] " + (event.error or "") if event.status == "error" else f"{event.n_results} results"
         return f"   [cyan]{event.tool}[/cyan] {event.query!r}: {status}"
+    if isinstance(event, Routed):
+        return f"   [blue]route[/blue] {' + '.join(event.tools) or 'no tool'} ({event.source}): {event.reason}"
+    if isinstance(event, Corrected):
+        return f"   [yellow]correction[/yellow] {event.action}: {event.reason}"
     if isinstance(event, EvidenceFound):
         return "   " + "; ".join(f"{e.title or e.doc_id}" for e in event.items[:5])
     if isinstance(event, Graded):

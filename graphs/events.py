@@ -62,6 +62,34 @@ class ToolCall(_Event):
     n_results: int = 0
 
 
+class Routed(_Event):
+    """A routing decision: which tool(s) search for a step, with what query, and why (checkable in the trace)."""
+
+    kind: Literal["route"] = "route"
+    subq_index: int
+    subq: str
+    tools: list[str]
+    query: str
+    reason: str = ""
+    source: str = "plan"
+    """``plan`` (the planner's tool and reason), ``fallback`` (the plan named no usable tool: the fused search),
+    ``fused`` (the fixed fused pipeline, ``agent.routing="fused"``), ``correction``, or ``router`` (the router LLM)."""
+    attempt: int = 1
+    """1 for a step's first search, then 2, 3... for its corrections."""
+
+
+class Corrected(_Event):
+    """A corrective step: what was not accepted (a miss or a failed check), and what the agent does about it."""
+
+    kind: Literal["correction"] = "correction"
+    subq_index: int
+    action: Literal["rewrite", "widen", "switch", "final_search", "give_up"]
+    reason: str
+    """The failed check or the miss (``no evidence kept``, ``answer repeats an entity the sub-question names``...)."""
+    tools: list[str] = Field(default_factory=list)
+    query: str = ""
+
+
 class EvidenceFound(_Event):
     """Evidence a tool returned."""
 
@@ -132,7 +160,8 @@ class LLMUsage(_Event):
 
     kind: Literal["usage"] = "usage"
     role: str
-    """The role that called: planner, router, grader, decider, compactor, answerer, verifier — or the tool
+    """The role that called: planner, router, grader, grade_answer (the last step's grade + the answer), decider,
+    compactor, answerer, verifier — or the tool
     whose search called the LLM (``tree_search``: its navigator)."""
     prompt_tokens: int
     cached_tokens: int
@@ -170,6 +199,8 @@ RunEvent = Annotated[
     | StepStarted
     | StepFinished
     | ToolCall
+    | Routed
+    | Corrected
     | EvidenceFound
     | Graded
     | Note
@@ -186,6 +217,8 @@ EVENT_KINDS: tuple[str, ...] = (
     "step_started",
     "step_finished",
     "tool_call",
+    "route",
+    "correction",
     "evidence",
     "grade",
     "note",

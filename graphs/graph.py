@@ -1,4 +1,8 @@
-"""The agent's LangGraph: plan → route → retrieve → grade → decide (→ compact) … → answer → verify → finalize."""
+"""The agent's LangGraph: plan → route → retrieve → grade → decide (→ compact) … → answer → verify → finalize.
+
+On the last step the grade is also the answer (``combine_final``): once ``decide`` accepts it the run goes straight
+to ``verify`` (or ``finalize``), skipping ``answer``.
+"""
 
 from __future__ import annotations
 
@@ -34,9 +38,14 @@ def after_retrieve(state: AgentState) -> Literal["grade", "decide"]:
 
 
 def make_after_decide(kit: Kit) -> Any:
-    """Compact when over budget, else follow the decision."""
+    """A checked final answer from the combined call goes to verification; else compact when over budget, else
+    follow the decision."""
+    after_answer = make_after_answer(kit)
 
-    def after_decide(state: AgentState) -> Literal["compact", "route", "answer"]:
+    def after_decide(state: AgentState) -> Literal["compact", "route", "answer", "verify", "finalize"]:
+        if state.get("drafted") and state.get("decision") == "answer":
+            verdict: Literal["verify", "finalize"] = after_answer(state)
+            return verdict
         budget, words = kit.cfg.context_token_budget, kit.cfg.passage_words
         pruning = to_prune(state, budget, words, keep_dropped=kit.cfg.keep_dropped)
         if pruning or (to_compact(state, budget, words) and can_call(state["budget"], kit.cfg)):
@@ -102,7 +111,7 @@ def build_graph(
     g.add_conditional_edges("route", after_route, ["retrieve", "decide"])
     g.add_conditional_edges("retrieve", after_retrieve, ["grade", "decide"])
     g.add_edge("grade", "decide")
-    g.add_conditional_edges("decide", make_after_decide(kit), ["compact", "route", "answer"])
+    g.add_conditional_edges("decide", make_after_decide(kit), ["compact", "route", "answer", "verify", "finalize"])
     g.add_conditional_edges("compact", after_compact, ["route", "answer"])
     g.add_conditional_edges("answer", make_after_answer(kit), ["verify", "finalize"])
     g.add_conditional_edges("verify", make_after_verify(kit), ["answer", "finalize"])

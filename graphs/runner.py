@@ -90,11 +90,26 @@ def _allowed(deps: Deps, request: RunRequest, emit: Emit, offered: list[str]) ->
 
 
 def totals(state: AgentState, wall_s: float) -> dict[str, Any]:
-    """The ``done`` event's totals from the final state."""
+    """The ``done`` event's totals from the final state: the budget spent, and what the agent decided (the plan's
+    routes, the answer kind, each correction with its outcome, and the checks that failed), for the evals to count."""
     b: dict[str, Any] = dict(state.get("budget") or {})
     prompt = int(b.get("prompt_tokens", 0))
     cached = int(b.get("cached_tokens", 0))
-    return {**b, "wall_s": round(wall_s, 3), "cached_share": round(cached / prompt, 4) if prompt else 0.0}
+    corrections = list(state.get("corrections") or [])
+    return {
+        **b,
+        "wall_s": round(wall_s, 3),
+        "cached_share": round(cached / prompt, 4) if prompt else 0.0,
+        "corrections": corrections,
+        "corrections_fired": len(corrections),
+        "corrections_recovered": sum(1 for c in corrections if c.get("accepted")),
+        "checks_failed": list(state.get("checks") or []),
+        "routes": [
+            {"subq": sq["text"], "tool": sq.get("tool", "") or "fused", "why": sq.get("why", "")}
+            for sq in state.get("plan") or []
+        ],
+        "answer_kind": state.get("answer_kind", "short"),
+    }
 
 
 async def with_prefix_reuse(result: dict[str, Any], deps: Deps) -> dict[str, Any]:

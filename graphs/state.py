@@ -24,6 +24,15 @@ class SubQuestion(TypedDict):
     """Tools used for it, in order."""
     last_query: str
     """The last query sent for it."""
+    tool: str
+    """The tool the plan chose for it ("" when the plan named none the run may use: the fused fallback)."""
+    why: str
+    """The planner's one-line reason for that tool."""
+    planned: str
+    """The sub-question as planned, its ``#n`` references unfilled (what the answer check compares with: an answer
+    inside a filled-in earlier answer, "Mountrail County" of "Van Hook Township, Mountrail County", is no echo)."""
+    refs: list[int]
+    """0-based indexes of the earlier steps it refers to (its ``#n`` as planned, before they were filled in)."""
 
 
 class EvidenceRecord(TypedDict):
@@ -69,12 +78,35 @@ class Budget(TypedDict):
     completion_tokens: int
 
 
-class RouteChoice(TypedDict):
-    """The router's latest choice."""
+class RouteChoice(TypedDict, total=False):
+    """The latest routing decision: tools, query, and why (``tools``, ``query``, ``reason`` always set)."""
 
     tools: list[str]
     query: str
     reason: str
+    source: Literal["plan", "fallback", "fused", "correction", "router"]
+    """Who decided: the plan's tool, the fused fallback (no usable tool in the plan), the fixed fused pipeline
+    (``routing="fused"``), a correction, or the router LLM (rewrite with ``rewrite_with_llm``, or no plan tool)."""
+    k: int
+    """Results asked of each tool (0: the default for the tool count)."""
+    fresh_only: bool
+    """Leave out items already graded for this step (a correction wants new evidence, not the same again)."""
+
+
+class CorrectionRecord(TypedDict):
+    """A corrective step: why the agent did not accept what it had, what it did, and how that turned out."""
+
+    subq: int
+    """The step corrected (``-1``: the original question, after a final answer failed its check)."""
+    kind: Literal["rewrite", "widen", "switch", "final_search"]
+    reason: str
+    """The failed check or the miss that triggered it."""
+    tools: list[str]
+    query: str
+    kept: bool | None
+    """Did the next attempt keep evidence (None until it ran)?"""
+    accepted: bool | None
+    """Did the next attempt give an answer that passed its checks (None until decided)?"""
 
 
 class AgentState(TypedDict, total=False):
@@ -100,8 +132,18 @@ class AgentState(TypedDict, total=False):
     """Compaction notes that replaced older evidence."""
     grade_answer: str
     """The grader's reading of the active sub-question's answer from the latest evidence (empty: none)."""
-    decision: Literal["route", "answer", "rewrite", "switch", "next"]
+    decision: Literal["route", "answer", "rewrite", "switch", "widen", "next"]
     """The decider's last verdict (drives the edge after ``decide``)."""
+    answer_kind: Literal["short", "prose"]
+    """What the planner said the question asks for: a short factoid or prose."""
+    corrections: list[CorrectionRecord]
+    """Every corrective step of this run, in order (counted by the evals: fired / recovered)."""
+    checks: list[str]
+    """Reasons sub-answers or final answers were not accepted, in order (``"<step>: <reason>"``)."""
+    graded_final: bool
+    """The latest grade was the combined grade-and-answer call (its answer is in ``draft``, unchecked)."""
+    drafted: bool
+    """The final answer was written by the combined grade-and-answer call and passed its checks."""
     budget: Budget
     """Spent so far."""
     started_at: float
@@ -145,6 +187,11 @@ def initial_state(question: str, tools: list[str], started_at: float) -> AgentSt
         "notes": [],
         "grade_answer": "",
         "decision": "route",
+        "answer_kind": "short",
+        "corrections": [],
+        "checks": [],
+        "graded_final": False,
+        "drafted": False,
         "budget": new_budget(),
         "started_at": started_at,
         "stop_reason": "",
@@ -181,6 +228,22 @@ def fill_refs(plan: list[SubQuestion]) -> list[SubQuestion]:
     return [{**sq, "text": _REF.sub(sub, sq["text"])} if sq["status"] != "answered" else sq for sq in plan]
 
 
-def new_subquestion(text: str) -> SubQuestion:
-    """A pending sub-question."""
-    return {"text": text, "status": "pending", "answer": "", "attempts": 0, "tools_tried": [], "last_query": ""}
+def new_subquestion(text: str, tool: str = "", why: str = "") -> SubQuestion:
+    """A pending sub-question (``tool``/``why``: the plan's routing for it)."""
+    return {
+        "text": text,
+        "status": "pending",
+        "answer": "",
+        "attempts": 0,
+        "tools_tried": [],
+        "last_query": "",
+        "tool": tool,
+        "why": why,
+        "planned": text,
+        "refs": [n for n in referenced(text) if n >= 0],
+    }
+
+
+def referenced(text: str) -> list[int]:
+    """0-based indexes of the earlier steps ``text`` refers to as ``#n``."""
+    return [int(n) - 1 for n in _REF.findall(text)]

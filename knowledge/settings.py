@@ -137,10 +137,30 @@ class AgentConfig(BaseModel):
     """``postgresql://...`` for the Postgres checkpointer; unset: SQLite in the data dir."""
     route_single_tool_with_llm: bool = False
     """Ask the router LLM even for a first attempt with one allowed tool (else: sub-question + earlier answers)."""
+    routing: Literal["plan", "mixed", "fused"] = "mixed"
+    """``plan``: each step searches with the tool the planner named for it alone (its reason goes in the trace); the
+    fused search below is the fallback when the plan names no usable tool, and a correction (``widen``).
+    ``mixed`` (default): the planner's tool when it is not one of ``first_call_tools`` (``tree_search``), else the
+    fused search (its reason kept): on the hotpotqa smoke run (1.5B, 5 questions) ``plan`` routed 59 % of steps to
+    graph search alone and kept R@5 at 0.3, where fused hybrid + graph is the measured best on passages
+    (docs/bench/graph.md). ``fused``: the fixed pipeline this agent had before: every first search of every step fuses
+    ``first_call_tools``, whatever the plan says (the comparison baseline: agent vs fused vs each tool alone, the
+    last with a run's ``tools`` set to one)."""
     first_call_tools: list[str] = ["vector_search", "graph_search"]
-    """Tools that join the first search of every sub-question (when registered and allowed), whatever the router
-    picked; the tools' ranked lists are fused by reciprocal rank into ``top_k``. Fused hybrid + graph top 5 beats
-    either alone on the dev sets (docs/bench/graph.md); ``[]`` leaves the choice to the router alone."""
+    """The fused search: these tools (when registered and allowed) run together and their ranked lists are fused by
+    reciprocal rank into ``top_k``. Fused hybrid + graph top 5 beats either alone on the dev sets
+    (docs/bench/graph.md). Used for every first search with ``routing="fused"``; with ``routing="plan"`` when the
+    plan gives no usable tool, and when a miss is corrected by widening."""
+    rewrite_with_llm: bool = False
+    """A ``rewrite`` correction asks the router LLM for a new query (one call). Off: the query is rewritten by rule
+    (the sub-question plus the question's words it lacks): no call, and no evidence text pasted into the query."""
+    combine_final: bool = True
+    """The last step's grade and the answer to the original question are one call (labels + cited answer, the
+    answer streamed as it is decoded): a 2-hop question costs planner + grade + grade-and-answer (+ verifier)."""
+    prose_max_tokens: int = 320
+    """Token cap of a prose answer (summaries, explanations, how-to); factoids keep ``answer_max_tokens``."""
+    prose_max_chars: int = 900
+    """Longest prose answer the combined call's schema admits."""
     fusion_depth: int = 20
     """When several tools search at once, each returns this many results before fusion keeps ``top_k``."""
     history_turns: int = 3

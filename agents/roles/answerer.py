@@ -29,17 +29,22 @@ def answer_messages(
     direct: bool = False,
     repair: tuple[str, Sequence[str]] | None = None,
     findings: Sequence[tuple[str, str]] = (),
+    prose: bool = False,
 ) -> list[Message]:
     """Messages of an answer call: grounded, a repair of a draft, or a direct reply (no retrieval).
 
     ``findings``: (sub-question, answer with its labels) for every step of the plan when all were answered from the
-    evidence; the model then combines them. Without findings it may reply ``NOT FOUND``.
+    evidence; the model then combines them. Without findings it may reply ``NOT FOUND``. ``prose``: the planner
+    said the question wants a summary, explanation or how-to: a few cited sentences (the plan's answers are in
+    the context's Plan block already).
     """
     if direct:
         instruction = render("direct", question=question)
     elif repair is not None:
         draft, problems = repair
         instruction = render("repair", draft=draft, problems="; ".join(problems) or "unsupported", question=question)
+    elif prose:
+        instruction = render("answerer_prose", question=question)
     else:
         if findings:
             listed = "\n".join(f"{i}. {q} {a}" for i, (q, a) in enumerate(findings, 1))

@@ -47,3 +47,43 @@ def correction(
     if tools_tried.count(last) >= 2 and untried:
         return "switch", untried[0]
     return "rewrite", last
+
+
+Step = Literal["rewrite", "widen", "switch", "give_up"]
+
+
+def next_correction(
+    retries_used: int,
+    max_retries: int,
+    *,
+    tools_tried: Sequence[str],
+    last_tools: Sequence[str],
+    allowed: Sequence[str],
+    fused: Sequence[str],
+    tool_failed: bool,
+    widened: bool,
+) -> tuple[Step, list[str]]:
+    """Pure policy for a step whose attempt missed or whose answer failed its check: what to try next, bounded.
+
+    - past ``max_retries``: give up;
+    - the tools failed or found nothing (an error, 0 results: another query will not help there): switch to an
+      untried tool (cheapest first), else widen once, else give up;
+    - evidence came back but nothing was kept or the answer failed its check: widen once (the fused tools with the
+      last ones, deeper, new items only), then switch to an untried tool, then rewrite the query.
+
+    ``widened``: this step was widened already. Returns the step and its tools (``rewrite``: the last ones).
+    """
+    if retries_used >= max_retries:
+        return "give_up", []
+    untried = [t for t in sorted(allowed, key=tool_rank) if t not in tools_tried]
+    wide = list(dict.fromkeys([*(t for t in fused if t in allowed), *(t for t in last_tools if t in allowed)]))
+    if tool_failed:
+        if untried:
+            return "switch", [untried[0]]
+        return ("widen", wide) if wide and not widened else ("give_up", [])
+    if wide and not widened:
+        return "widen", wide
+    if untried:
+        return "switch", [untried[0]]
+    last = [t for t in last_tools if t in allowed]
+    return ("rewrite", last) if last else ("give_up", [])

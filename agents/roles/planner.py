@@ -11,15 +11,15 @@ from agents.prompting import Block, PromptBuilder
 from agents.prompts import render
 from agents.roles.call import structured
 from agents.roles.labels import drop_labels
-from agents.roles.schemas import PlanOut
+from agents.roles.schemas import PlanOut, PlanStep, routed_plan
 
 
 async def plan(
-    llm: LLMBackend, builder: PromptBuilder, context: Sequence[Block], *, max_subq: int
+    llm: LLMBackend, builder: PromptBuilder, context: Sequence[Block], *, max_subq: int, tools: Sequence[str] = ()
 ) -> tuple[PlanOut, list[Completion]]:
-    """Ask the model for a plan."""
+    """Ask the model for a routed plan: the answer kind, and per step a sub-question, one of ``tools`` and why."""
     instruction = render("planner", max_subq=max_subq)
-    return await structured(llm, builder, context, instruction, PlanOut)
+    return await structured(llm, builder, context, instruction, routed_plan(sorted(tools), max_subq))
 
 
 def _key(text: str) -> str:
@@ -51,3 +51,20 @@ def clean_plan(subquestions: Sequence[str], question: str, max_subq: int) -> lis
     steps = steps[:max_subq]
     whole = _key(question)
     return sorted(steps, key=lambda s: _key(s) == whole) or [" ".join(question.split())]
+
+
+def clean_steps(steps: Sequence[PlanStep], question: str, max_subq: int, tools: Sequence[str]) -> list[PlanStep]:
+    """``clean_plan`` over routed steps, each keeping its tool and reason; a tool the run may not use becomes ``""``
+    (the fused fallback), and a step that became the whole question keeps the tool of the step it replaced."""
+    texts = clean_plan([s.ask for s in steps], question, max_subq)
+    routing: dict[str, PlanStep] = {}
+    for step in steps:
+        key = _key(question if loops(step.ask) else drop_labels(step.ask))
+        routing.setdefault(key, step)
+    out = []
+    for text in texts:
+        src = routing.get(_key(text))
+        tool = src.tool if src is not None and src.tool in tools else ""
+        why = " ".join(src.why.split()) if src is not None and tool else ""
+        out.append(PlanStep(ask=text, tool=tool, why=why))
+    return out

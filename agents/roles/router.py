@@ -64,3 +64,32 @@ def tried_note(queries: Sequence[tuple[str, str]], action: str, tool: str | None
     if action == "switch" and tool:
         return f"Tried without success: {done}. Use {tool} now."
     return f"Tried without success: {done}. Write a different query."
+
+
+_QUESTION_WORDS_TEXT = (
+    "who whom whose what which when where why how is are was were do does did the a an of in on at to for by"
+)
+_QUESTION_WORDS = frozenset(_QUESTION_WORDS_TEXT.split(" "))
+
+
+def rewrite_query(subq: str, question: str, past: Sequence[str]) -> str:
+    """Pure rewrite by rule (no LLM, no evidence text), the first of these not sent before: the sub-question plus
+    the question's words it lacks; the question itself; the sub-question's keywords alone (no question words, for
+    the keyword half of hybrid search). ``""`` when every one was tried: a rewrite would repeat a search."""
+    have = {w.casefold().strip("?.,;:!\"'()") for w in subq.split()}
+    extra = [w for w in question.split() if w.casefold().strip("?.,;:!\"'()") not in have]
+    keywords = [
+        w.strip("?.,;:!\"'()") for w in subq.split() if w.casefold().strip("?.,;:!\"'()") not in _QUESTION_WORDS
+    ]
+    tried = {" ".join(q.split()).casefold() for q in past}
+    for candidate in (" ".join([*subq.split(), *extra]), " ".join(question.split()), " ".join(keywords)):
+        if candidate and candidate.casefold() not in tried:
+            return candidate
+    return ""
+
+
+def pastes_evidence(query: str, evidence_texts: Sequence[str], run: int = 6) -> bool:
+    """True when ``query`` copies ``run`` consecutive words of an evidence text (a router that pasted evidence)."""
+    words = query.casefold().split()
+    grams = {" ".join(words[i : i + run]) for i in range(len(words) - run + 1)}
+    return bool(grams) and any(g in " ".join(t.casefold().split()) for t in evidence_texts for g in grams)

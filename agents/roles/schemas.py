@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field, create_model, model_validator
 
 # Every string and list is bounded, so the longest valid reply is too and a call's token budget covers it
 # (agents.llm.bounds): a model looping inside a string is stopped by the grammar, not cut off mid-JSON.
@@ -12,15 +12,45 @@ SubQuestion = Annotated[str, Field(max_length=160)]
 ToolName = Annotated[str, Field(max_length=40)]
 Label = Annotated[str, Field(max_length=16)]
 Claim = Annotated[str, Field(max_length=300)]
+AnswerKind = Literal["short", "prose"]
+"""``short``: a factoid (a name, date, number, yes/no); ``prose``: a summary, explanation or how-to in sentences."""
+
+
+class PlanStep(BaseModel):
+    """One step of the plan: what to ask, which tool answers it, and why (shown in the trace)."""
+
+    ask: SubQuestion
+    """The sub-question, answerable by one search; ``#1`` stands for step 1's answer."""
+    tool: ToolName = ""
+    """The tool to search with (the schema sent narrows it to the run's tools); empty or unknown: the fallback."""
+    why: str = Field(default="", max_length=80)
+    """One line a reader can check against the tool descriptions."""
 
 
 class PlanOut(BaseModel):
-    """The planner's verdict."""
+    """The planner's verdict: retrieval or not, the kind of answer, and the routed steps."""
 
     needs_retrieval: bool
     """False for chit-chat or questions about the conversation itself."""
-    subquestions: list[SubQuestion] = Field(default_factory=list, max_length=4)
-    """Ordered sub-questions, each answerable by one search."""
+    answer_kind: AnswerKind = "short"
+    """What the question asks for: a short factoid or prose (decides the answer prompt and its token cap)."""
+    steps: list[PlanStep] = Field(default_factory=list, max_length=4)
+    """Ordered steps, each answerable by one search."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain_subquestions(cls, data: Any) -> Any:
+        """Also read the older reply shape ``{"subquestions": [text, ...]}`` (steps without a tool: the fallback)."""
+        if isinstance(data, dict) and "steps" not in data and "subquestions" in data:
+            plain = data["subquestions"]
+            data = {k: v for k, v in data.items() if k != "subquestions"}
+            data["steps"] = [{"ask": s} for s in plain] if isinstance(plain, list) else plain
+        return data
+
+    @property
+    def subquestions(self) -> list[str]:
+        """The steps' sub-questions, in order."""
+        return [s.ask for s in self.steps]
 
 
 class RouteOut(BaseModel):
@@ -41,6 +71,22 @@ class GradeOut(BaseModel):
     """Labels of the new evidence items that help answer the sub-question."""
     answer: str = Field(default="", max_length=120)
     """The sub-question's short answer when the evidence states it, else empty."""
+
+
+class FinalOut(BaseModel):
+    """The last step's grade and the answer to the original question, in one call (``answer`` last: it streams)."""
+
+    relevant: list[Label] = Field(max_length=12)
+    """Labels of the new evidence items that help answer the question."""
+    answer: str = Field(default="", max_length=160)
+    """The answer to the original question with its evidence labels, or ``NOT FOUND`` (prose answers get a longer
+    bound: ``with_answer_bound``)."""
+
+
+def with_answer_bound(base: type[BaseModel], max_chars: int) -> type[BaseModel]:
+    """A subclass of ``base`` whose ``answer`` string admits ``max_chars`` characters."""
+    spec: Any = (str, Field(default="", max_length=max_chars))
+    return create_model(base.__name__, __base__=base, answer=spec)
 
 
 class DecideOut(BaseModel):
@@ -75,3 +121,25 @@ def narrowed(base: type[BaseModel], field: str, values: list[str], max_items: in
     choice: Any = Literal[tuple(values)]
     spec: Any = (list[choice], Field(max_length=max_items))
     return create_model(base.__name__, __base__=base, **{field: spec})
+
+
+def routed_plan(tools: list[str], max_steps: int) -> type[PlanOut]:
+    """``PlanOut`` as the planner is asked for it: every field required, ``tool`` an enum of ``tools``, at most
+    ``max_steps`` steps. Only the schema (the grammar the model decodes under) is strict; validation stays that of
+    ``PlanOut``, so a tool outside the enum (a reply read without the grammar) falls back instead of failing."""
+
+    def schema(cls: type[PlanOut], *args: Any, **kwargs: Any) -> dict[str, Any]:
+        out = PlanOut.model_json_schema(*args, **kwargs)
+        out["required"] = ["needs_retrieval", "answer_kind", "steps"]
+        out["properties"]["answer_kind"].pop("default", None)
+        out["properties"]["steps"]["maxItems"] = max_steps
+        out["properties"]["steps"].pop("default", None)
+        step = out["$defs"]["PlanStep"]
+        step["required"] = ["ask", "tool", "why"]
+        for name in ("tool", "why"):
+            step["properties"][name].pop("default", None)
+        if tools:
+            step["properties"]["tool"] = {"enum": list(tools), "title": "Tool", "type": "string"}
+        return out
+
+    return type("PlanOut", (PlanOut,), {"model_json_schema": classmethod(schema), "__module__": __name__})

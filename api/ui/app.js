@@ -305,6 +305,8 @@ function label(s) {
     case "tool": return `tool · ${esc(s.name)} <small>${esc(a.query ?? "")}</small>`;
     case "grade": return `grade <small>kept ${a.kept} / ${(a.items || []).length}</small>`;
     case "compaction": return `compaction <small>${(a.replaced_ids || []).length} replaced</small>`;
+    case "route": return `route · ${esc((a.tools || []).join(" + ") || "no tool")} <small data-testid="route-reason">${esc(a.source ?? "")}: ${esc(a.reason ?? "")}</small>`;
+    case "correction": return `<span class="correction">correction · ${esc(a.action ?? s.name)}</span> <small data-testid="correction-reason">${esc(a.reason ?? "")}</small>`;
     case "error": return `<span class="error">error · ${esc(s.name)}</span>`;
     default: return esc(s.name);
   }
@@ -363,6 +365,12 @@ function detail(s) {
     case "grade":
       return `<table class="ev"><tr><th>evidence</th><th>relevant</th><th>score</th></tr>${(a.items || [])
         .map((g) => `<tr class="${g.relevant ? "kept" : "dropped"}"><td><code>${esc(g.id)}</code></td><td>${g.relevant ? "yes" : "no"}</td><td>${g.score.toFixed(2)}</td></tr>`).join("")}</table>`;
+    case "route":
+      return kv([["step", esc(String((a.subq_index ?? 0) + 1) + ". " + (a.subq ?? ""))], ["tools", esc((a.tools || []).join(", "))],
+        ["query", esc(a.query)], ["reason", esc(a.reason)], ["decided by", esc(a.source)], ["attempt", a.attempt]]);
+    case "correction":
+      return kv([["step", (a.subq_index ?? 0) + 1], ["action", esc(a.action)], ["reason", esc(a.reason)],
+        ["tools", esc((a.tools || []).join(", "))], ["query", esc(a.query)]]);
     case "compaction":
       return kv([["note", `<pre>${esc(a.note)}</pre>`], ["replaced", esc((a.replaced_ids || []).join(", "))]]);
     case "error":

@@ -58,6 +58,7 @@ def make(kit: Kit) -> Any:
             return {"draft": text, "not_found": is_not_found(text), SUMMARY_KEY: {"fallback": True}}
         if needs and not repair and not has_support(state):
             return {"draft": NOT_FOUND, "not_found": True, SUMMARY_KEY: {"no_support": True}}
+        prose = needs and not repair and state.get("answer_kind", "short") == "prose"
         messages = answer_messages(
             kit.builder,
             kit.context(state),
@@ -65,10 +66,12 @@ def make(kit: Kit) -> Any:
             direct=not needs,
             repair=(state.get("draft", ""), state.get("problems", [])) if repair else None,
             findings=findings(state),
+            prose=prose,
         )
         node = "repair" if repair else "answer"
         done: Completion | None = None
-        async for event in kit.deps.llm.stream(messages, options=CallOptions(max_tokens=kit.cfg.answer_max_tokens)):
+        cap = kit.cfg.prose_max_tokens if prose else kit.cfg.answer_max_tokens
+        async for event in kit.deps.llm.stream(messages, options=CallOptions(max_tokens=cap)):
             if isinstance(event, TextDelta):
                 meter.emit(Token(text=event.text, node=node))
             elif isinstance(event, StreamDone):

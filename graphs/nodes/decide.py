@@ -1,15 +1,29 @@
-"""decide: is the sub-question answered? If not, rewrite or switch tool (bounded); always within budget."""
+"""decide: accept a step's answer only once it passes its checks; else correct (bounded), or give up; within budget.
+
+What is checked (``agents.roles.checks``, no LLM call): a sub-answer must be non-empty, grounded in the evidence
+kept for its step, more than an entity its sub-question names, and not the answer of the step it builds on. A
+final answer (the combined grade-and-answer call on the last step) must not repeat an intermediate answer, nor
+say "not found" while its search kept evidence. A miss (a tool error, 0 results, nothing kept) or a failed check
+triggers a correction (``next_correction``: widen, switch tool, rewrite) until ``max_retries_per_subq``; a failed
+final check one ``final_search`` for the original question. Each correction is emitted (``correction`` event),
+kept in ``state.corrections`` with its outcome (did the next attempt keep evidence, was its answer accepted), and
+summed up in the ``done`` event's totals.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from agents.llm import LLMOutputError
-from agents.roles.decider import correction, decide
+from agents.roles.answerer import cited_labels, is_not_found, strip_citations
+from agents.roles.checks import check_final, check_subanswer
+from agents.roles.decider import decide, next_correction
+from agents.roles.router import default_query, rewrite_query
 from graphs.budget import answer_reserve, stop_reason
 from graphs.emit import SUMMARY_KEY, Meter
+from graphs.events import Corrected
 from graphs.kit import Kit
-from graphs.state import AgentState, SubQuestion, fill_refs
+from graphs.state import AgentState, CorrectionRecord, RouteChoice, SubQuestion, earlier_answers, fill_refs
 
 
 def latest_round_kept(state: AgentState, subq: int) -> list[str]:
@@ -19,6 +33,27 @@ def latest_round_kept(state: AgentState, subq: int) -> list[str]:
         return []
     last = max(rounds)
     return [r["label"] for r in state["evidence"] if r["subq"] == subq and r["round"] == last and r["status"] == "kept"]
+
+
+def kept_texts(state: AgentState, subq: int) -> list[str]:
+    """Pure: the text (title and body) of every item kept for step ``subq``."""
+    return [
+        f"{r['item'].get('title', '')} {r['item'].get('text', '')}"
+        for r in state.get("evidence", [])
+        if r["subq"] == subq and r["status"] in ("kept", "compacted")
+    ]
+
+
+def settle(corrections: list[CorrectionRecord], subq: int, *, kept: bool, accepted: bool) -> list[CorrectionRecord]:
+    """Pure: the outcome of the pending correction of ``subq`` (the latest one, while it has none)."""
+    if corrections and corrections[-1]["subq"] == subq and corrections[-1]["kept"] is None:
+        return [*corrections[:-1], {**corrections[-1], "kept": kept, "accepted": accepted}]
+    return corrections
+
+
+def with_citations(draft: str, labels: list[str]) -> str:
+    """Pure: a draft that cites nothing gets the labels its call kept (the combined call's ``relevant``)."""
+    return f"{draft} [{', '.join(labels)}]" if labels and not cited_labels(draft) else draft
 
 
 def make(kit: Kit) -> Any:
@@ -34,33 +69,72 @@ def make(kit: Kit) -> Any:
         last_calls = state.get("tool_calls", [])[-n_tools:] if n_tools else []
         # an error or an empty result (nothing indexed there for this tenant): another query will not help, switch
         tool_failed = bool(last_calls) and all(c["status"] == "error" or c["n_results"] == 0 for c in last_calls)
-        answer = state.get("grade_answer", "") if n_tools and latest_round_kept(state, i) else ""
-        affordable = meter.budget["llm_calls"] + 1 + answer_reserve(cfg)[0] <= cfg.max_llm_calls
-        if not n_tools and affordable:
-            try:
-                out, calls = await decide(kit.deps.llm, kit.builder, kit.context(state), n=i + 1, subq=sq["text"])
-                meter.record("decider", calls)
-                answer = " ".join(out.answer.split()) if out.answerable else ""
-            except LLMOutputError as exc:
-                meter.failed("decider", exc)
-        update: dict[str, Any] = {"grade_answer": ""}
+        kept_now = latest_round_kept(state, i) if n_tools else []
+        corrections = list(state.get("corrections", []))
+        checks = list(state.get("checks", []))
         allowed = [t for t in state["allowed_tools"] if t in kit.deps.tools]
+        update: dict[str, Any] = {"grade_answer": "", "graded_final": False}
+        answer, failure, finished = "", "", False
+
+        if state.get("graded_final"):
+            draft = state.get("draft", "")
+            not_found = is_not_found(draft)
+            bridges = [p["answer"] for p in plan[:i] if p["status"] == "answered"]
+            if not draft.strip():  # the combined reply was unreadable: the plain answerer answers from the evidence
+                finished = bool(kept_now) or not n_tools
+                failure = "" if finished else "no evidence kept"
+            else:
+                failure = check_final(
+                    strip_citations(draft), not_found=not_found, bridges=bridges, kept_evidence=bool(kept_now)
+                )
+                if not failure and not_found:
+                    failure = "tool failed or found nothing" if tool_failed else "no evidence kept"
+                if not failure:
+                    text = with_citations(draft, kept_now)
+                    answer = strip_citations(text)
+                    update.update({"draft": text, "drafted": True, "not_found": False})
+            corrections = settle(corrections, i, kept=bool(kept_now), accepted=bool(answer))
+        else:
+            answer = state.get("grade_answer", "") if kept_now else ""
+            affordable = meter.budget["llm_calls"] + 1 + answer_reserve(cfg)[0] <= cfg.max_llm_calls
+            if not n_tools and affordable:
+                try:
+                    out, calls = await decide(kit.deps.llm, kit.builder, kit.context(state), n=i + 1, subq=sq["text"])
+                    meter.record("decider", calls)
+                    answer = " ".join(out.answer.split()) if out.answerable else ""
+                except LLMOutputError as exc:
+                    meter.failed("decider", exc)
+            if answer and n_tools:
+                builds_on = [plan[r]["answer"] for r in sq.get("refs", []) if r < i and plan[r]["status"] == "answered"]
+                texts = kept_texts(state, i)
+                asked = sq.get("planned", sq["text"])
+                failure = check_subanswer(answer, subq=asked, evidence_texts=texts, builds_on=builds_on)
+            elif n_tools and kept_now and state.get("answer_kind", "short") == "prose":
+                answer = f"see {', '.join(kept_now)}"  # a summary's step needs passages, not a phrase read off them
+            elif n_tools and kept_now:
+                failure = "evidence kept but it states no answer"
+            elif n_tools:
+                failure = "tool failed or found nothing" if tool_failed else "no evidence kept"
+            elif not answer:
+                failure = "no tool chosen and the evidence so far does not answer it"
+            if failure:
+                answer = ""
+            corrections = settle(corrections, i, kept=bool(kept_now), accepted=bool(answer))
+        if failure:
+            checks.append(f"{i + 1}: {failure}")
+
+        action = "next"
         if answer:
             sq["status"], sq["answer"] = "answered", answer
-            action = "next"
-        else:
-            action, tool = correction(
-                sq["attempts"] - 1, cfg.max_retries_per_subq, sq["tools_tried"], allowed, tool_failed=tool_failed
-            )
+        elif not finished:
+            action = correct(state, meter, plan, i, failure, tool_failed, allowed, corrections, update)
             if action == "give_up":
                 sq["status"] = "failed"
                 action = "next"
-            else:
-                update["route"] = {"tools": [tool] if tool else [], "query": route["query"], "reason": action}
         decision = action
         if action == "next":
             decision = "answer"
-            if i + 1 < len(plan):
+            if i + 1 < len(plan) and not state.get("graded_final"):
                 plan[i + 1]["status"] = "active"
                 update["current"] = i + 1
                 decision = "route"
@@ -68,8 +142,80 @@ def make(kit: Kit) -> Any:
         if reason and decision != "answer":
             decision = "answer"
             update["stop_reason"] = reason
-        update.update({"plan": fill_refs(plan), "decision": decision})
-        update[SUMMARY_KEY] = {"decision": decision, "answer": answer, "stop_reason": reason if reason else ""}
+        update.update({"plan": fill_refs(plan), "decision": decision, "corrections": corrections, "checks": checks})
+        update[SUMMARY_KEY] = {
+            "decision": decision,
+            "answer": answer,
+            "check": failure,
+            "stop_reason": reason if reason else "",
+        }
         return update
+
+    def correct(
+        state: AgentState,
+        meter: Meter,
+        plan: list[SubQuestion],
+        i: int,
+        failure: str,
+        tool_failed: bool,
+        allowed: list[str],
+        corrections: list[CorrectionRecord],
+        update: dict[str, Any],
+    ) -> str:
+        """Choose, record and emit the correction for step ``i`` (or ``give_up``); presets the next route."""
+        cfg = kit.cfg
+        sq = plan[i]
+        fused = [t for t in cfg.first_call_tools if t in allowed]
+        last_tools = list(state["route"]["tools"])
+        past = [c["query"] for c in state.get("tool_calls", []) if c["subq"] == i]
+        final_check = state.get("graded_final") and failure not in ("no evidence kept", "tool failed or found nothing")
+        choice: RouteChoice
+        if final_check:
+            if any(c["kind"] == "final_search" for c in corrections):
+                meter.emit(Corrected(subq_index=i, action="give_up", reason=failure))
+                return "give_up"
+            tools = fused or last_tools
+            answers = [p["answer"] for p in plan if p["status"] == "answered"]
+            query = default_query(state["question"], answers)
+            kind = "final_search"
+            choice = {"tools": tools, "query": query, "reason": f"{kind}: {failure}", "fresh_only": True}
+            choice["k"] = max(cfg.top_k, cfg.fusion_depth)
+        else:
+            step, tools = next_correction(
+                sq["attempts"] - 1,
+                cfg.max_retries_per_subq,
+                tools_tried=sq["tools_tried"],
+                last_tools=last_tools,
+                allowed=allowed,
+                fused=fused,
+                tool_failed=tool_failed,
+                widened=any(c["subq"] == i and c["kind"] == "widen" for c in corrections),
+            )
+            if step == "give_up":
+                meter.emit(Corrected(subq_index=i, action="give_up", reason=failure))
+                return "give_up"
+            kind = step
+            query = state["route"]["query"]
+            if step == "rewrite":
+                query = rewrite_query(default_query(sq["text"], earlier_answers(state)), state["question"], past)
+                if not query:  # every rewrite was sent already: another search would repeat one
+                    meter.emit(Corrected(subq_index=i, action="give_up", reason=f"{failure}; no new query left"))
+                    return "give_up"
+            choice = {"tools": tools, "query": query, "reason": f"{kind}: {failure}", "fresh_only": step != "switch"}
+            if step in ("widen", "rewrite"):  # deeper: the items graded already are left out, new ones fill in
+                choice["k"] = max(cfg.top_k, cfg.fusion_depth) if len(tools) > 1 else 2 * cfg.top_k
+        update["route"] = choice
+        record: CorrectionRecord = {
+            "subq": i,
+            "kind": kind,  # type: ignore[typeddict-item]
+            "reason": failure,
+            "tools": list(choice["tools"]),
+            "query": choice["query"],
+            "kept": None,
+            "accepted": None,
+        }
+        corrections.append(record)
+        meter.emit(Corrected(subq_index=i, action=kind, reason=failure, tools=choice["tools"], query=choice["query"]))
+        return kind
 
     return run

@@ -1,14 +1,20 @@
-"""grade: one batched judgement of the new evidence; keep what helps, drop the rest."""
+"""grade: one batched judgement of the new evidence; keep what helps, drop the rest.
+
+On the plan's last step (``combine_final``) the same call also answers the original question with citations
+(``agents.roles.final``), its answer streamed as ``token`` events: a 2-hop question then costs planner + grade +
+grade-and-answer. ``decide`` checks that answer before it is accepted.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from agents.llm import LLMOutputError
+from agents.roles.final import grade_and_answer
 from agents.roles.grader import Candidate, grade, keep_rules
 from agents.roles.router import unnamed
 from graphs.emit import SUMMARY_KEY, Meter
-from graphs.events import Graded, GradeItem
+from graphs.events import Graded, GradeItem, Token
 from graphs.kit import Kit
 from graphs.state import AgentState, EvidenceRecord, earlier_answers
 
@@ -24,14 +30,40 @@ def make(kit: Kit) -> Any:
         sq = state["plan"][state["current"]]
         earlier = unnamed(earlier_answers(state), sq["text"])
         subq = f"{sq['text']} (earlier answers: {'; '.join(earlier)})" if earlier else sq["text"]
-        try:
-            out, calls = await grade(kit.deps.llm, kit.builder, kit.context(state), labels=labels, subq=subq)
-            meter.record("grader", calls)
-            relevant: list[str] = out.relevant
-            answer = " ".join(out.answer.split())
-        except LLMOutputError as exc:
-            meter.failed("grader", exc)
-            relevant, answer = labels, ""  # fail open: an unreadable grade keeps the evidence rather than losing it
+        cfg = kit.cfg
+        final = (
+            cfg.combine_final
+            and state["current"] == len(state["plan"]) - 1
+            and state.get("needs_retrieval", True)
+            and meter.budget["llm_calls"] + 1 < cfg.max_llm_calls  # room for this call and one more to answer
+        )
+        draft = ""
+        relevant: list[str]
+        if final:
+            prose = state.get("answer_kind", "short") == "prose"
+            out_f, call = await grade_and_answer(
+                kit.deps.llm,
+                kit.builder,
+                kit.context(state),
+                labels=labels,
+                question=state["question"],
+                prose=prose,
+                max_chars=cfg.prose_max_chars if prose else 160,
+                on_text=lambda piece: meter.emit(Token(text=piece, node="answer")),
+            )
+            meter.record("grade_answer", [call])
+            relevant = out_f.relevant if out_f is not None else labels  # unreadable: keep, the answerer answers
+            draft = out_f.answer.strip() if out_f is not None else ""
+            answer = ""
+        else:
+            try:
+                out, calls = await grade(kit.deps.llm, kit.builder, kit.context(state), labels=labels, subq=subq)
+                meter.record("grader", calls)
+                relevant = out.relevant
+                answer = " ".join(out.answer.split())
+            except LLMOutputError as exc:
+                meter.failed("grader", exc)
+                relevant, answer = labels, ""  # fail open: an unreadable grade keeps the evidence rather than losing it
         verdict = keep_rules(cands, relevant, kept_ids)
         updated: list[EvidenceRecord] = []
         for r in records:
@@ -48,10 +80,14 @@ def make(kit: Kit) -> Any:
             )
         )
         kept = [lbl for lbl in labels if by_label[lbl]["status"] == "kept"]
-        return {
+        update: dict[str, Any] = {
             "evidence": updated,
             "grade_answer": answer if kept else "",
-            SUMMARY_KEY: {"kept": kept, "dropped": len(labels) - len(kept), "answer": answer},
+            "graded_final": final,
+            SUMMARY_KEY: {"kept": kept, "dropped": len(labels) - len(kept), "answer": answer or draft, "final": final},
         }
+        if final:
+            update["draft"] = draft
+        return update
 
     return run

@@ -1,11 +1,12 @@
-"""plan: does the question need retrieval; its ordered sub-questions."""
+"""plan: does the question need retrieval; the answer kind; its ordered sub-questions, each with a tool and why."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from agents.llm import LLMOutputError
-from agents.roles.planner import clean_plan, plan
+from agents.roles.planner import clean_steps, plan
+from agents.roles.schemas import PlanStep
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.kit import Kit
 from graphs.state import AgentState, new_subquestion
@@ -16,26 +17,34 @@ def make(kit: Kit) -> Any:
 
     async def run(state: AgentState, meter: Meter) -> dict[str, Any]:
         question = state["question"]
-        needs, steps = True, [question]
+        allowed = [t for t in state.get("allowed_tools", []) if t in kit.deps.tools]
+        needs, kind, steps = True, "short", [PlanStep(ask=question)]
         if not state.get("allowed_tools"):
             needs = False
         else:
             try:
                 out, calls = await plan(
-                    kit.deps.llm, kit.builder, kit.context(state), max_subq=kit.cfg.max_subquestions
+                    kit.deps.llm, kit.builder, kit.context(state), max_subq=kit.cfg.max_subquestions, tools=allowed
                 )
                 meter.record("planner", calls)
-                needs, steps = out.needs_retrieval, out.subquestions
+                needs, kind, steps = out.needs_retrieval, out.answer_kind, out.steps
             except LLMOutputError as exc:
                 meter.failed("planner", exc)
-        subqs = [new_subquestion(s) for s in clean_plan(steps, question, kit.cfg.max_subquestions)]
+        cleaned = clean_steps(steps, question, kit.cfg.max_subquestions, allowed)
+        subqs = [new_subquestion(s.ask, s.tool, s.why) for s in cleaned]
         if needs:
             subqs[0]["status"] = "active"
         return {
             "needs_retrieval": needs,
+            "answer_kind": kind,
             "plan": subqs,
             "current": 0,
-            SUMMARY_KEY: {"needs_retrieval": needs, "subquestions": [s["text"] for s in subqs]},
+            SUMMARY_KEY: {
+                "needs_retrieval": needs,
+                "answer_kind": kind,
+                "subquestions": [s["text"] for s in subqs],
+                "routes": [{"tool": s["tool"] or "fused", "why": s["why"]} for s in subqs],
+            },
         }
 
     return run

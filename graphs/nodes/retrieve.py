@@ -92,11 +92,14 @@ def make(kit: Kit) -> Any:
     async def run(state: AgentState, meter: Meter) -> dict[str, Any]:
         i, choice = state["current"], state["route"]
         k = kit.cfg.top_k if len(choice["tools"]) == 1 else max(kit.cfg.top_k, kit.cfg.fusion_depth)
+        k = choice.get("k") or k
         query, reason = choice["query"], choice["reason"]
         results = await asyncio.gather(*(one(t, query, i, reason, k, meter) for t in choice["tools"]))
         calls = [*state.get("tool_calls", []), *(record for record, _ in results)]
         round_no = 1 + max((r["round"] for r in state.get("evidence", [])), default=0)
         seen = {str(r["item"]["id"]) for r in state.get("evidence", []) if r["status"] in ("kept", "compacted")}
+        if choice.get("fresh_only"):  # a correction wants what this step has not graded yet, deeper in the ranking
+            seen |= {str(r["item"]["id"]) for r in state.get("evidence", []) if r["subq"] == i}
         unseen = [[ev for ev in found if ev.id not in seen] for _, found in results]
         fused = fuse([r for r in unseen if r], kit.cfg.top_k) if any(unseen) else []
         if fused:  # what the agent goes on with: one list per retrieval, each item naming the tool that found it

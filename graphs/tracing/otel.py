@@ -33,6 +33,8 @@ _KIND = {
     "tool": "RETRIEVER",
     "grade": "EVALUATOR",
     "compaction": "CHAIN",
+    "route": "CHAIN",
+    "correction": "CHAIN",
     "error": "CHAIN",
 }
 """OpenInference span kind per Waypoint span kind."""
@@ -86,6 +88,9 @@ def span_attributes(span: Span, *, run_id: str, tenant: str) -> dict[str, Any]:
         out.update(_retriever_attributes(span.name, a))
     elif span.kind == "grade":
         out.update({"output.value": _json(a.get("items", [])), "output.mime_type": "application/json"})
+    elif span.kind in ("route", "correction"):
+        decided = {k: a.get(k) for k in ("tools", "query", "reason", "source", "action", "subq") if k in a}
+        out.update({"output.value": _json(decided), "output.mime_type": "application/json"})
     elif span.kind == "compaction":
         out.update({"input.value": _json(a.get("replaced_ids", [])), "output.value": _clip(str(a.get("note", "")))})
     if span.error:

@@ -16,12 +16,14 @@ from pydantic import BaseModel, Field
 
 from graphs.events import (
     Answer,
+    Corrected,
     Done,
     Envelope,
     EvidenceFound,
     Graded,
     LLMUsage,
     Note,
+    Routed,
     RunError,
     RunStarted,
     StepFinished,
@@ -31,7 +33,7 @@ from graphs.events import (
 )
 from knowledge.models import Evidence
 
-SpanKind = Literal["run", "step", "llm", "tool", "grade", "compaction", "error"]
+SpanKind = Literal["run", "step", "llm", "tool", "grade", "compaction", "route", "correction", "error"]
 SpanStatus = Literal["ok", "error", "running", "cancelled"]
 
 AGENT_NODES: tuple[str, ...] = (
@@ -59,6 +61,8 @@ AGENT_EDGES: tuple[tuple[str, str], ...] = (
     ("decide", "compact"),
     ("decide", "route"),
     ("decide", "answer"),
+    ("decide", "verify"),
+    ("decide", "finalize"),
     ("compact", "route"),
     ("compact", "answer"),
     ("answer", "verify"),
@@ -78,7 +82,8 @@ class Span(BaseModel):
     parent_id: str | None
     """The enclosing span; None for the run."""
     kind: SpanKind
-    """run, step (a graph node), llm, tool, grade, compaction or error."""
+    """run, step (a graph node), llm, tool, grade, compaction, route (a routing decision: tool + reason),
+    correction (a corrective step: kind + reason) or error."""
     name: str
     """Node name, LLM role, tool name, ..."""
     start: float
@@ -191,6 +196,32 @@ class _Builder:
             self.found(env, ev)
         elif isinstance(ev, Graded):
             self.graded(env, ev)
+        elif isinstance(ev, Routed):
+            self.child(
+                env,
+                "route",
+                "+".join(ev.tools) or "no tool",
+                start=self.since(env),
+                subq_index=ev.subq_index,
+                subq=ev.subq,
+                tools=ev.tools,
+                query=ev.query,
+                reason=ev.reason,
+                source=ev.source,
+                attempt=ev.attempt,
+            )
+        elif isinstance(ev, Corrected):
+            self.child(
+                env,
+                "correction",
+                ev.action,
+                start=self.since(env),
+                subq_index=ev.subq_index,
+                action=ev.action,
+                reason=ev.reason,
+                tools=ev.tools,
+                query=ev.query,
+            )
         elif isinstance(ev, Note):
             self.child(
                 env, "compaction", "compaction", start=self.since(env), note=ev.text, replaced_ids=ev.replaced_ids

@@ -16,11 +16,14 @@ from agents.roles.planner import plan
 from agents.roles.schemas import (
     CompactOut,
     DecideOut,
+    FinalOut,
     GradeOut,
     PlanOut,
     RouteOut,
     VerifyOut,
     narrowed,
+    routed_plan,
+    with_answer_bound,
 )
 from agents.tree_navigator import LLMNavigator, picks_model
 from agents.tree_summarizer import summaries_model
@@ -29,6 +32,9 @@ from knowledge.trees import NodeView
 LABELS = [f"E{i}" for i in range(1, 13)]
 ROLE_SCHEMAS: list[type[BaseModel]] = [
     PlanOut,
+    routed_plan(["graph_search", "tree_search", "vector_search"], 2),
+    FinalOut,
+    narrowed(with_answer_bound(FinalOut, 900), "relevant", LABELS[:5], 5),
     RouteOut,
     narrowed(RouteOut, "tools", ["graph_search", "tree_search", "vector_search"], 2),
     GradeOut,
@@ -100,14 +106,17 @@ def test_a_looping_sub_question_is_cut_by_the_schema_not_the_token_cap() -> None
     loop = "Who played the part of the actress " + "who played the part of the actress " * 20
     with pytest.raises(ValueError, match="at most 160 characters"):
         PlanOut.model_validate({"needs_retrieval": True, "subquestions": [loop]})
-    assert PlanOut.model_json_schema()["properties"]["subquestions"]["items"]["maxLength"] == 160
+    with pytest.raises(ValueError, match="at most 160 characters"):
+        PlanOut.model_validate({"needs_retrieval": True, "steps": [{"ask": loop, "tool": "vector_search"}]})
+    assert PlanOut.model_json_schema()["$defs"]["PlanStep"]["properties"]["ask"]["maxLength"] == 160
 
 
 async def test_roles_ask_for_the_budget_of_the_schema_they_send() -> None:
     llm = ScriptedLLM(['{"needs_retrieval": true, "subquestions": ["Who?"]}', '{"relevant": ["E1"]}'] * 2)
     builder = PromptBuilder("You are a test.")
-    await plan(llm, builder, [], max_subq=2)
-    assert llm.calls[0][1].max_tokens == token_budget(PlanOut.model_json_schema())
+    await plan(llm, builder, [], max_subq=2, tools=["vector_search"])
+    assert llm.calls[0][1].max_tokens == token_budget(routed_plan(["vector_search"], 2).model_json_schema())
+    assert llm.calls[0][1].max_tokens == token_budget(llm.calls[0][1].json_schema or {})
     await grade(llm, builder, [], labels=LABELS[:3], subq="Who?")
     await grade(llm, builder, [], labels=LABELS, subq="Who?")
     few, many = llm.calls[1][1], llm.calls[2][1]

@@ -135,3 +135,10 @@ MakeDeps = Callable[..., Deps]
 async def run_all(deps: Deps, question: str, **kwargs: Any) -> list[Envelope]:
     """Every envelope of one run."""
     return [e async for e in stream_run(deps, RunRequest(question=question, **kwargs))]
+
+
+def planned(*steps: tuple[str, str], kind: str = "short", why: str = "fits the step") -> str:
+    """A routed planner reply: (sub-question, tool) per step, the answer kind, one reason for all."""
+    return j(
+        needs_retrieval=True, answer_kind=kind, steps=[{"ask": ask, "tool": tool, "why": why} for ask, tool in steps]
+    )

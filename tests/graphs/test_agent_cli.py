@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from cli import app
 from cli.ask import describe
-from graphs.events import Answer, Citation, Done, RunError, StepFinished, Token, ToolCall
+from graphs.events import Answer, Citation, Corrected, Done, Routed, RunError, StepFinished, Token, ToolCall
 
 
 def test_describe_renders_steps_tools_answer_and_totals() -> None:
@@ -59,3 +59,10 @@ def test_ask_keeps_the_run_in_the_trace_store(tmp_path: Path, monkeypatch: pytes
         assert kinds[0] == "run_started" and kinds[-1] == "done" and "answer" in kinds
     finally:
         store.close()
+
+
+def test_routing_decisions_and_corrections_get_a_line_with_their_reason() -> None:
+    route = describe(Routed(subq_index=0, subq="Who?", tools=["graph_search"], query="Who?", reason="a relation"))
+    assert route is not None and "graph_search" in route and "a relation" in route and "plan" in route
+    fix = describe(Corrected(subq_index=0, action="widen", reason="no evidence kept"))
+    assert fix is not None and "widen" in fix and "no evidence kept" in fix

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from agent_support import ListTool, MakeDeps, cite, grade_by, j, kinds, of_kind, prompts, run_all
+from agent_support import PASSAGES, ListTool, MakeDeps, cite, grade_by, j, kinds, of_kind, planned, prompts, run_all
 
 from agents.llm import LLMUnavailableError, MeteredLLM, ScriptedLLM
 
@@ -11,15 +11,23 @@ Q2 = "Where was the director of Inception born?"
 OK = j(supported=True, unsupported_claims=[])
 
 
+SEPARATE = {"combine_final": False}
+"""The last step's grade and the answer as two calls (the answer node's own edges)."""
+
+
 def two_hop_script() -> list[object]:
-    """One tool: first queries are built by rule, so a hop costs one (grader) call."""
+    """First queries are built by rule (no router call); the last hop's grade is also the answer: 4 calls."""
     return [
         j(needs_retrieval=True, subquestions=["Who directed Inception?", "Where was that director born?"]),
         grade_by("directed", answer="Christopher Nolan"),
         grade_by("born", answer="London"),
-        cite("born in London", "London"),
         OK,
     ]
+
+
+def separate_script() -> list[object]:
+    """``two_hop_script`` with ``SEPARATE``: grade, grade, then a streamed answer call."""
+    return [*two_hop_script()[:3], cite("born in London", "London"), OK]
 
 
 async def test_two_hop_run_streams_ordered_events_and_cites(make_deps: MakeDeps) -> None:
@@ -28,18 +36,19 @@ async def test_two_hop_run_streams_ordered_events_and_cites(make_deps: MakeDeps)
     assert [e.seq for e in envs] == list(range(1, len(envs) + 1))
     assert kinds(envs)[0] == "run_started" and kinds(envs)[-1] == "done"
     nodes = [e.node for e in of_kind(envs, "step_started")]
-    assert nodes == ["plan", *["route", "retrieve", "grade", "decide"] * 2, "answer", "verify", "finalize"]
+    assert nodes == ["plan", *["route", "retrieve", "grade", "decide"] * 2, "verify", "finalize"]
     # the second hop's query carries the first hop's answer
     assert tool.queries == ["Who directed Inception?", "Where was that director born? Christopher Nolan"]
     assert "1. Who directed Inception? -> Christopher Nolan" in prompts(llm)[2]
     answer = of_kind(envs, "answer")[0]
     assert answer.text == "London" and answer.verified is True and not answer.not_found
     assert [c.doc_id for c in answer.citations] == ["p-born"]
-    assert "".join(t.text for t in of_kind(envs, "token")).startswith("London [E")
+    assert "".join(t.text for t in of_kind(envs, "token")) == "London"  # streamed out of the combined reply
     done = of_kind(envs, "done")[0]
-    assert done.status == "ok" and done.totals["llm_calls"] == len(llm.calls) == 5
-    assert [u.role for u in of_kind(envs, "usage")] == ["planner", "grader", "grader", "answerer", "verifier"]
-    assert llm.remaining == 0
+    assert done.status == "ok" and done.totals["llm_calls"] == len(llm.calls) == 4
+    assert [u.role for u in of_kind(envs, "usage")] == ["planner", "grader", "grade_answer", "verifier"]
+    assert "Question: " + Q2 in prompts(llm)[2].split("## Task")[1]  # the last call answers the question itself
+    assert done.totals["corrections_fired"] == 0 and llm.remaining == 0
 
 
 async def test_a_later_subquestion_gets_the_earlier_answer_for_its_reference(make_deps: MakeDeps) -> None:
@@ -52,6 +61,16 @@ async def test_a_later_subquestion_gets_the_earlier_answer_for_its_reference(mak
     assert "2. Where was Christopher Nolan born?" in prompts(llm)[2]
     assert "earlier answers" not in prompts(llm)[2]
     assert of_kind(envs, "answer")[0].text == "London"
+
+
+async def test_separate_answer_call_streams_the_cited_answer(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM(separate_script())
+    envs = await run_all(make_deps(llm, **SEPARATE), Q2)
+    nodes = [e.node for e in of_kind(envs, "step_started")]
+    assert nodes == ["plan", *["route", "retrieve", "grade", "decide"] * 2, "answer", "verify", "finalize"]
+    assert "".join(t.text for t in of_kind(envs, "token")).startswith("London [E")
+    assert [u.role for u in of_kind(envs, "usage")] == ["planner", "grader", "grader", "answerer", "verifier"]
+    assert of_kind(envs, "answer")[0].text == "London" and llm.remaining == 0
 
 
 async def test_prefix_is_shared_and_context_only_grows(make_deps: MakeDeps) -> None:
@@ -88,29 +107,31 @@ async def test_router_llm_picks_among_tools_or_none(make_deps: MakeDeps) -> None
             OK,
         ]
     )
-    envs = await run_all(make_deps(llm, [vec, graph]), "What is 2 plus 2?")
+    # the plan names no tool and there is no fused search to fall back on: the router LLM decides (here: none)
+    envs = await run_all(make_deps(llm, [vec, graph], first_call_tools=[]), "What is 2 plus 2?")
     assert [e.node for e in of_kind(envs, "step_started")][:3] == ["plan", "route", "decide"]
+    assert of_kind(envs, "route")[0].source == "router" and of_kind(envs, "route")[0].tools == []
     assert vec.queries == graph.queries == [] and of_kind(envs, "answer")[0].text == "4"
     router_schema = llm.calls[1][1].json_schema
     assert router_schema is not None and "graph_search" in str(router_schema) and "vector_search" in str(router_schema)
 
 
-async def test_several_tools_run_together_and_grade_in_one_batch(make_deps: MakeDeps) -> None:
+async def test_without_a_planned_tool_the_fused_tools_run_together_and_grade_in_one_batch(make_deps: MakeDeps) -> None:
     vec, graph = ListTool("vector_search"), ListTool("graph_search")
     llm = ScriptedLLM(
         [
             j(needs_retrieval=True, subquestions=["Where was Christopher Nolan born?"]),
-            j(tools=["vector_search", "graph_search"], query="Christopher Nolan born", reason="both"),
             grade_by("born", answer="London"),
-            cite("born", "London"),
             OK,
         ]
     )
     envs = await run_all(make_deps(llm, [vec, graph]), "Where was Christopher Nolan born?")
     assert sorted(c.tool for c in of_kind(envs, "tool_call")) == ["graph_search", "vector_search"]
-    assert vec.queries == graph.queries == ["Christopher Nolan born"]
-    assert "Which of the new evidence items E1, E2, E3" in prompts(llm)[2]  # both tools' results, one call
+    assert vec.queries == graph.queries == ["Where was Christopher Nolan born?"]
+    assert "Which of the new evidence items E1, E2, E3" in prompts(llm)[1]  # both tools' results, one call
     assert len(of_kind(envs, "grade")) == 1
+    (routed,) = of_kind(envs, "route")
+    assert routed.source == "fallback" and "no tool" in routed.reason
 
 
 class NavigatingTool(ListTool):
@@ -128,17 +149,9 @@ class NavigatingTool(ListTool):
 async def test_llm_calls_made_inside_a_tool_count_in_the_run(make_deps: MakeDeps) -> None:
     navigator = ScriptedLLM([j(choices=[{"id": "1", "reason": "born"}])])
     vec, tree = ListTool("vector_search"), NavigatingTool(MeteredLLM(navigator))
-    llm = ScriptedLLM(
-        [
-            j(needs_retrieval=True, subquestions=["Where was Christopher Nolan born?"]),
-            j(tools=["vector_search", "tree_search"], query="Christopher Nolan born", reason="both"),
-            grade_by("born", answer="London"),
-            cite("born", "London"),
-            OK,
-        ]
-    )
+    llm = ScriptedLLM([planned(("Christopher Nolan born", "tree_search")), grade_by("born", answer="London"), OK])
     envs = await run_all(make_deps(llm, [vec, tree]), "Where was Christopher Nolan born?")
-    assert navigator.remaining == 0 and tree.queries == ["Christopher Nolan born"]
+    assert navigator.remaining == 0 and tree.queries == ["Christopher Nolan born"] and vec.queries == []
     usage = of_kind(envs, "usage")
     assert [u.role for u in usage].count("tree_search") == 1
     (nav,) = [u for u in usage if u.role == "tree_search"]
@@ -162,7 +175,6 @@ async def test_a_tool_that_is_not_offered_stays_out_of_the_run_unless_named(make
         return [
             j(needs_retrieval=True, subquestions=["Where was Christopher Nolan born?"]),
             grade_by("born", answer="London"),
-            cite("born", "London"),
             OK,
         ]
 
@@ -177,49 +189,118 @@ async def test_a_tool_that_is_not_offered_stays_out_of_the_run_unless_named(make
     assert "tree_search: reads contents." in prompts(named.llm)[0]
 
 
-async def test_grade_fail_rewrites_then_switches_tool(make_deps: MakeDeps) -> None:
-    vec = ListTool("vector_search", [("p-x", "Unrelated", "Nothing about the director here.")])
+async def test_a_miss_widens_to_the_fused_tools_and_recovers(make_deps: MakeDeps) -> None:
+    vec = ListTool("vector_search", [("p-x", "Unrelated", "Nothing about the film Inception here.")])
     graph = ListTool("graph_search")
     llm = ScriptedLLM(
         [
-            j(needs_retrieval=True, subquestions=["Who directed Inception?"]),
-            j(tools=["vector_search"], query="Inception director", reason="film"),
-            j(relevant=[], answer=""),  # grade fails -> rewrite (no decider call)
-            j(tools=["vector_search"], query="director of the film Inception", reason="rewrite"),
-            j(relevant=[], answer=""),  # fails again -> switch
-            j(tools=["graph_search"], query="Inception directed by", reason="switch"),
+            planned(("Who directed Inception?", "vector_search"), why="a passage names the director"),
+            j(relevant=[], answer="NOT FOUND"),  # nothing kept: a miss -> widen (no LLM call to decide it)
             grade_by("directed", answer="Christopher Nolan"),
-            cite("directed", "Christopher Nolan"),
             OK,
         ]
     )
-    envs = await run_all(make_deps(llm, [vec, graph], first_call_tools=[]), "Who directed Inception?")
+    envs = await run_all(make_deps(llm, [vec, graph], fusion_depth=6, routing="plan"), "Who directed Inception?")
+    routes = of_kind(envs, "route")
+    assert [(r.source, r.tools, r.attempt) for r in routes] == [
+        ("plan", ["vector_search"], 1),
+        ("correction", ["vector_search", "graph_search"], 2),
+    ]
+    assert routes[0].reason == "a passage names the director"
+    (fix,) = of_kind(envs, "correction")
+    assert fix.action == "widen" and fix.reason == "no evidence kept"
     assert [c.tool for c in of_kind(envs, "tool_call")] == ["vector_search", "vector_search", "graph_search"]
-    decisions = [s.summary.get("decision") for s in of_kind(envs, "step_finished") if s.node == "decide"]
-    assert decisions == ["rewrite", "switch", "answer"]
-    assert "Tried without success" in prompts(llm)[3] and "Use graph_search now." in prompts(llm)[5]
-    schema = llm.calls[5][1].json_schema
-    assert schema is not None and schema["properties"]["tools"]["items"]["const"] == "graph_search"
-    assert of_kind(envs, "answer")[0].text == "Christopher Nolan"
+    assert [c.n_results for c in of_kind(envs, "tool_call")][1] == 1  # asked deeper, but only new items go on
+    assert "p-x" not in [e.doc_id for e in of_kind(envs, "evidence")[1].items]  # graded already: not again
+    answer = of_kind(envs, "answer")[0]
+    assert answer.text == "Christopher Nolan" and not answer.not_found
+    totals = of_kind(envs, "done")[0].totals
+    assert totals["corrections_fired"] == 1 and totals["corrections_recovered"] == 1
+    assert totals["corrections"][0]["kind"] == "widen" and totals["corrections"][0]["kept"] is True
+    assert [u.role for u in of_kind(envs, "usage")] == ["planner", "grade_answer", "grade_answer", "verifier"]
+
+
+async def test_a_sub_answer_that_only_names_its_sub_question_is_corrected(make_deps: MakeDeps) -> None:
+    """The grader "answers" with the entity the step asks about: the check refuses it, the step is widened."""
+    llm = ScriptedLLM(
+        [
+            planned(("Who directed Inception?", "vector_search"), ("Where was #1 born?", "vector_search")),
+            grade_by("Inception", answer="Inception"),  # names the sub-question's own entity: not an answer
+            grade_by("directed", answer="Christopher Nolan"),
+            grade_by("born", answer="London"),
+            OK,
+        ]
+    )
+    envs = await run_all(make_deps(llm, [ListTool("vector_search"), ListTool("graph_search")], routing="plan"), Q2)
+    (fix,) = of_kind(envs, "correction")
+    assert fix.action == "widen" and fix.subq_index == 0 and "names" in fix.reason
+    decides = [s.summary for s in of_kind(envs, "step_finished") if s.node == "decide"]
+    assert decides[0]["check"] == "answer only repeats an entity the sub-question names" and decides[0]["answer"] == ""
+    assert decides[1]["answer"] == "Christopher Nolan"
+    assert of_kind(envs, "tool_call")[-1].query == "Where was Christopher Nolan born?"
+    assert of_kind(envs, "answer")[0].text == "London"
+    assert of_kind(envs, "done")[0].totals["corrections_recovered"] == 1
+
+
+async def test_a_final_answer_repeating_the_bridge_gets_one_search_for_the_question(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM(
+        [
+            planned(("Who directed Inception?", "vector_search"), ("Where was #1 born?", "vector_search")),
+            grade_by("directed", answer="Christopher Nolan"),
+            grade_by("born", answer="Christopher Nolan [E3]"),  # the bridge, not the answer
+            grade_by("London", answer="London"),
+            OK,
+        ]
+    )
+    vec = ListTool("vector_search", [*PASSAGES, ("p-city", "Nolan's city", "Nolan grew up in London.")])
+    envs = await run_all(make_deps(llm, [vec]), Q2)
+    fixes = of_kind(envs, "correction")
+    assert [f.action for f in fixes] == ["final_search"] and "intermediate answer" in fixes[0].reason
+    assert of_kind(envs, "tool_call")[-1].query.startswith(Q2)  # the original question, with the answers so far
+    assert of_kind(envs, "answer")[0].text == "London"
+    (record,) = of_kind(envs, "done")[0].totals["corrections"]
+    assert record["kind"] == "final_search" and record["accepted"] is True
+
+
+async def test_a_failed_final_check_is_bounded_to_one_search(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM(
+        [
+            planned(("Who directed Inception?", "vector_search"), ("Where was #1 born?", "vector_search")),
+            grade_by("directed", answer="Christopher Nolan"),
+            grade_by("born", answer="Christopher Nolan"),
+            grade_by("London", answer="Christopher Nolan"),
+            cite("born", "London"),  # the plain answerer has the last word
+            OK,
+        ]
+    )
+    vec = ListTool("vector_search", [*PASSAGES, ("p-city", "Nolan's city", "Nolan grew up in London.")])
+    envs = await run_all(make_deps(llm, [vec]), Q2)
+    assert [f.action for f in of_kind(envs, "correction")] == ["final_search", "give_up"]
+    assert [e.node for e in of_kind(envs, "step_started")][-3:] == ["answer", "verify", "finalize"]
+    assert of_kind(envs, "answer")[0].text == "London" and llm.remaining == 0
 
 
 async def test_retries_are_bounded_and_end_not_found(make_deps: MakeDeps) -> None:
     llm = ScriptedLLM(
         [
-            j(needs_retrieval=True, subquestions=["Who painted the Mona Lisa?"]),
-            j(relevant=[], answer=""),
-            j(tools=["vector_search"], query="Mona Lisa painter Paris", reason=""),
-            j(relevant=[], answer=""),
-            j(tools=["vector_search"], query="Mona Lisa artist London", reason=""),
-            j(relevant=[], answer=""),
-        ]
+            planned(("Who painted the Mona Lisa?", "vector_search")),
+            j(relevant=[], answer="NOT FOUND"),  # widen
+            j(relevant=[], answer="NOT FOUND"),  # rewrite by rule (one tool: nothing to switch to)
+        ]  # the rewrite finds only what was graded already: nothing to grade, and out of retries
     )
-    envs = await run_all(make_deps(llm, max_retries_per_subq=2), "Who painted the Mona Lisa in Tokyo?")
+    paintings = [(f"p-{n}", f"Painting {n}", f"Painting {n} hangs in Paris, near the Mona Lisa.") for n in range(20)]
+    envs = await run_all(
+        make_deps(llm, [ListTool("vector_search", paintings)], max_retries_per_subq=2), "Who painted the Mona Lisa?"
+    )
+    assert [f.action for f in of_kind(envs, "correction")] == ["widen", "rewrite", "give_up"]
+    queries = [c.query for c in of_kind(envs, "tool_call")]
+    assert len(queries) == 3 and queries[2] == "painted Mona Lisa"  # the rewrite: the keywords, by rule
     # nothing kept, nothing answered: "not found" comes from the grader's verdicts, with no answer call
     assert "answerer" not in [u.role for u in of_kind(envs, "usage")]
-    assert len(of_kind(envs, "tool_call")) == 3
     answer = of_kind(envs, "answer")[0]
     assert answer.not_found and answer.citations == [] and "does not contain" in answer.text
+    totals = of_kind(envs, "done")[0].totals
+    assert totals["corrections_fired"] == 2 and totals["corrections_recovered"] == 0
     assert of_kind(envs, "done")[0].status == "not_found" and llm.remaining == 0
 
 
@@ -234,7 +315,7 @@ async def test_compaction_replaces_old_evidence_with_a_note(make_deps: MakeDeps)
             OK,
         ]
     )
-    envs = await run_all(make_deps(llm, context_token_budget=40), Q2)
+    envs = await run_all(make_deps(llm, **SEPARATE, context_token_budget=40), Q2)
     notes = of_kind(envs, "note")
     assert len(notes) == 1 and notes[0].text == "[E1] Nolan directed Inception."
     assert "p-nolan" in " ".join(notes[0].replaced_ids)
@@ -291,7 +372,7 @@ async def test_over_budget_dropped_evidence_is_pruned_without_an_llm_call(make_d
             OK,
         ]
     )
-    envs = await run_all(make_deps(llm, context_token_budget=60, keep_dropped=True), Q2)
+    envs = await run_all(make_deps(llm, **SEPARATE, context_token_budget=60, keep_dropped=True), Q2)
     compacts = [s.summary for s in of_kind(envs, "step_finished") if s.node == "compact"]
     assert compacts and compacts[0]["pruned"] and compacts[0]["replaced"] == []
     assert "compactor" not in [u.role for u in of_kind(envs, "usage")] and of_kind(envs, "note") == []
@@ -302,8 +383,8 @@ async def test_over_budget_dropped_evidence_is_pruned_without_an_llm_call(make_d
 
 async def test_llm_call_budget_stops_with_an_answer(make_deps: MakeDeps) -> None:
     # plan + one grade = 2 calls; another hop (3) plus answer and verify (2) would exceed 6
-    llm = ScriptedLLM([*two_hop_script()[:2], cite("directed", "Christopher Nolan"), OK])
-    envs = await run_all(make_deps(llm, max_llm_calls=6, verify=True), Q2)
+    llm = ScriptedLLM([*separate_script()[:2], cite("directed", "Christopher Nolan"), OK])
+    envs = await run_all(make_deps(llm, **SEPARATE, max_llm_calls=6, verify=True), Q2)
     nodes = [e.node for e in of_kind(envs, "step_started")]
     assert nodes == ["plan", "route", "retrieve", "grade", "decide", "answer", "verify", "finalize"]
     answer = of_kind(envs, "answer")[0]
@@ -319,8 +400,8 @@ async def test_wall_clock_budget_stops_the_loop(make_deps: MakeDeps) -> None:
         now[0] += 100.0
         return now[0]
 
-    llm = ScriptedLLM([*two_hop_script()[:2], "Christopher Nolan", OK])
-    deps = make_deps(llm, wall_clock_s=100.0)
+    llm = ScriptedLLM([*separate_script()[:2], "Christopher Nolan", OK])
+    deps = make_deps(llm, **SEPARATE, wall_clock_s=100.0)
     deps.clock = clock
     envs = await run_all(deps, Q2)
     stops = [s.summary.get("stop_reason") for s in of_kind(envs, "step_finished") if s.node == "decide"]
@@ -331,14 +412,14 @@ async def test_wall_clock_budget_stops_the_loop(make_deps: MakeDeps) -> None:
 async def test_verify_failure_repairs_once(make_deps: MakeDeps) -> None:
     llm = ScriptedLLM(
         [
-            *two_hop_script()[:3],
+            *separate_script()[:3],
             "Paris [E1]",
             j(supported=False, unsupported_claims=["Nolan was born in Paris"]),
             cite("born in London", "London"),
             OK,
         ]
     )
-    envs = await run_all(make_deps(llm), Q2)
+    envs = await run_all(make_deps(llm, **SEPARATE), Q2)
     assert "Nolan was born in Paris" in prompts(llm)[5]
     token_nodes = [t.node for t in of_kind(envs, "token")]
     assert token_nodes[0] == "answer" and token_nodes[-1] == "repair"
@@ -351,12 +432,12 @@ async def test_a_repair_that_finds_nothing_better_keeps_the_draft_unverified(mak
     # answered the last step's finding instead ("Syria" for "Are X and Y in the same country?")
     llm = ScriptedLLM(
         [
-            *two_hop_script()[:4],
+            *separate_script()[:4],
             j(supported=False, unsupported_claims=["Nolan was born in London"]),
             "NOT FOUND",
         ]
     )
-    envs = await run_all(make_deps(llm), Q2)
+    envs = await run_all(make_deps(llm, **SEPARATE), Q2)
     assert llm.remaining == 0  # no second verification of the same draft
     nodes = [e.node for e in of_kind(envs, "step_started")]
     assert nodes[-4:] == ["answer", "verify", "answer", "finalize"]
@@ -370,9 +451,11 @@ async def test_a_repair_that_finds_nothing_better_keeps_the_draft_unverified(mak
 @pytest.mark.parametrize("verify_yes_no", [False, True])
 async def test_a_bare_yes_no_answer_is_verified_only_when_asked(make_deps: MakeDeps, verify_yes_no: bool) -> None:
     # measured: the 1.5B verifier got 14 of 15 yes/no answers backwards, so by default they go out unchecked
-    script = [*two_hop_script()[:3], cite("born in London", "No"), OK]
+    script = [*separate_script()[:3], cite("born in London", "No"), OK]
     llm = ScriptedLLM(script if verify_yes_no else script[:-1])
-    envs = await run_all(make_deps(llm, verify_yes_no=verify_yes_no), "Was the director of Inception born in Paris?")
+    envs = await run_all(
+        make_deps(llm, **SEPARATE, verify_yes_no=verify_yes_no), "Was the director of Inception born in Paris?"
+    )
     assert llm.remaining == 0
     nodes = [e.node for e in of_kind(envs, "step_started")]
     assert nodes[-3:] == (["answer", "verify", "finalize"] if verify_yes_no else ["decide", "answer", "finalize"])
@@ -385,48 +468,61 @@ async def test_failed_tool_is_reported_and_the_agent_switches(make_deps: MakeDep
     graph = ListTool("graph_search", fail=True)
     llm = ScriptedLLM(
         [
-            j(needs_retrieval=True, subquestions=["Who directed Inception?"]),
-            j(tools=["graph_search"], query="Inception director", reason=""),
-            j(tools=["vector_search"], query="Inception director", reason="switch"),
+            planned(("Who directed Inception?", "graph_search")),
             grade_by("directed", answer="Christopher Nolan"),
-            cite("directed", "Christopher Nolan"),
             OK,
         ]
     )
-    deps = make_deps(llm, [ListTool("vector_search"), graph], first_call_tools=[])
+    deps = make_deps(llm, [ListTool("vector_search"), graph], routing="plan")
     envs = await run_all(deps, "Who directed Inception?")
     calls = of_kind(envs, "tool_call")
     assert [(c.tool, c.status) for c in calls] == [("graph_search", "error"), ("vector_search", "ok")]
     assert "store is down" in (calls[0].error or "")
+    (fix,) = of_kind(envs, "correction")
+    assert fix.action == "switch" and fix.tools == ["vector_search"] and "found nothing" in fix.reason
     assert any(e.recoverable and "graph_search" in e.message for e in of_kind(envs, "error"))
     assert of_kind(envs, "done")[0].status == "ok"
 
 
-async def test_first_search_of_a_subquestion_fuses_the_first_call_tools(make_deps: MakeDeps) -> None:
-    """The router picks graph only; vector joins the first search, the two rankings are fused into top_k, and a
-    graph failure there costs nothing; the rewrite that follows runs the router's tool alone."""
+async def test_fused_routing_restores_the_fixed_pipeline(make_deps: MakeDeps) -> None:
+    """``routing="fused"``: the plan picks graph only, yet vector joins every first search; the rankings are fused
+    into top_k, and a graph failure there costs nothing."""
     vec = ListTool("vector_search", [(f"p-v{n}", f"Film {n}", f"Inception fact {n}.") for n in range(8)])
     graph = ListTool("graph_search", fail=True)
-    llm = ScriptedLLM(
-        [
-            j(needs_retrieval=True, subquestions=["Who directed Inception?"]),
-            j(tools=["graph_search"], query="Inception director", reason="entity"),
-            j(relevant=[], answer=""),  # nothing useful -> rewrite with the router's tool only
-            j(tools=["graph_search"], query="director of Inception", reason="rewrite"),
-            j(relevant=[], answer=""),
-            j(tools=["vector_search"], query="Inception", reason="switch"),
-            j(relevant=[], answer=""),
-        ]
-    )
-    envs = await run_all(make_deps(llm, [vec, graph], top_k=3, fusion_depth=6), "Who directed Inception?")
+    llm = ScriptedLLM([planned(("Who directed Inception?", "graph_search")), j(relevant=[], answer="NOT FOUND")])
+    deps = make_deps(llm, [vec, graph], top_k=3, fusion_depth=6, routing="fused", max_retries_per_subq=0)
+    envs = await run_all(deps, "Who directed Inception?")
     calls = of_kind(envs, "tool_call")
-    assert sorted((c.tool, c.status) for c in calls[:2]) == [("graph_search", "error"), ("vector_search", "ok")]
-    assert [c.n_results for c in calls[:2] if c.tool == "vector_search"] == [6]  # each is asked for fusion_depth
-    assert calls[2].tool == "graph_search"  # the rewrite: the router's choice alone
+    assert sorted((c.tool, c.status) for c in calls) == [("graph_search", "error"), ("vector_search", "ok")]
+    assert [c.n_results for c in calls if c.tool == "vector_search"] == [6]  # each is asked for fusion_depth
+    assert of_kind(envs, "route")[0].source == "fused"
     first = of_kind(envs, "evidence")[0]
     assert [e.doc_id for e in first.items] == ["p-v0", "p-v1", "p-v2"]  # fused down to top_k
-    assert "Which of the new evidence items E1, E2, E3 help" in prompts(llm)[2]
+    assert "Which of the new evidence items E1, E2, E3 help" in prompts(llm)[1]
     assert any(e.recoverable and "graph_search" in e.message for e in of_kind(envs, "error"))
+
+
+async def test_the_planned_tool_alone_makes_the_first_search(make_deps: MakeDeps) -> None:
+    vec, graph = ListTool("vector_search"), ListTool("graph_search")
+    llm = ScriptedLLM(
+        [
+            planned(("Who directed Inception?", "graph_search"), why="a relation"),
+            grade_by("directed", answer="Christopher Nolan"),
+            OK,
+        ]
+    )
+    envs = await run_all(make_deps(llm, [vec, graph], routing="plan"), "Who directed Inception?")
+    assert graph.queries == ["Who directed Inception?"] and vec.queries == []
+    (routed,) = of_kind(envs, "route")
+    assert (routed.source, routed.tools, routed.reason) == ("plan", ["graph_search"], "a relation")
+    schema = llm.calls[0][1].json_schema
+    assert schema is not None and schema["$defs"]["PlanStep"]["properties"]["tool"]["enum"] == [
+        "graph_search",
+        "vector_search",
+    ]
+    assert of_kind(envs, "done")[0].totals["routes"] == [
+        {"subq": "Who directed Inception?", "tool": "graph_search", "why": "a relation"}
+    ]
 
 
 async def test_malformed_output_is_retried_then_reported(make_deps: MakeDeps) -> None:
@@ -473,8 +569,8 @@ async def test_unknown_tool_in_request_is_reported(make_deps: MakeDeps) -> None:
 
 
 async def test_answer_falls_back_to_the_supported_finding_when_the_model_gives_up(make_deps: MakeDeps) -> None:
-    llm = ScriptedLLM([*two_hop_script()[:3], "NOT FOUND", OK])
-    envs = await run_all(make_deps(llm), Q2)
+    llm = ScriptedLLM([*separate_script()[:3], "NOT FOUND", OK])
+    envs = await run_all(make_deps(llm, **SEPARATE), Q2)
     final_prompt = prompts(llm)[3]
     assert "Facts found:\n1. Who directed Inception? Christopher Nolan [E1, E2]" in final_prompt
     assert "NOT FOUND" not in final_prompt.split("## Task")[1]  # a complete plan is combined, not given up on
@@ -486,11 +582,28 @@ async def test_answer_falls_back_to_the_supported_finding_when_the_model_gives_u
 
 async def test_hard_time_limit_cuts_a_slow_call_and_keeps_the_supported_answer(make_deps: MakeDeps) -> None:
     slow_answer = "London " + "and " * 3000  # streams for ~30 s
-    llm = ScriptedLLM([*two_hop_script()[:3], slow_answer], delay_s=0.01)
-    deps = make_deps(llm, wall_clock_s=1.0, hard_limit_grace_s=1.0)
+    llm = ScriptedLLM([*separate_script()[:3], slow_answer], delay_s=0.01)
+    deps = make_deps(llm, **SEPARATE, wall_clock_s=1.0, hard_limit_grace_s=1.0)
     deps.clock = lambda: 0.0  # the loop's own budget check never fires; only the hard limit does
     envs = await run_all(deps, Q2)
     assert "cut off" in of_kind(envs, "error")[0].message
     answer = of_kind(envs, "answer")[0]
     assert answer.text == "London" and [c.doc_id for c in answer.citations] == ["p-born"]
     assert kinds(envs)[-1] == "done" and of_kind(envs, "done")[0].status == "budget"
+
+
+async def test_mixed_routing_fuses_passage_tools_and_keeps_tree_search_alone(make_deps: MakeDeps) -> None:
+    vec, graph, tree = ListTool("vector_search"), ListTool("graph_search"), ListTool("tree_search")
+    llm = ScriptedLLM(
+        [
+            planned(("Who directed Inception?", "graph_search"), ("Where was #1 born?", "tree_search"), why="w"),
+            grade_by("directed", answer="Christopher Nolan"),
+            grade_by("born", answer="London"),
+            OK,
+        ]
+    )
+    envs = await run_all(make_deps(llm, [vec, graph, tree]), Q2)  # routing="mixed" is the default
+    routes = of_kind(envs, "route")
+    assert [r.tools for r in routes] == [["vector_search", "graph_search"], ["tree_search"]]
+    assert routes[0].reason == "w (fused search)" and routes[1].reason == "w"
+    assert tree.queries == ["Where was Christopher Nolan born?"] and of_kind(envs, "answer")[0].text == "London"

@@ -17,8 +17,10 @@ from graphs.runner import RunRequest, stream_run
 from graphs.services import open_deps
 from knowledge.embeddings import build_embedder
 from knowledge.ingest import Ingestor
+from knowledge.models import Evidence
 from knowledge.settings import AgentConfig, Settings
 from knowledge.vector_store import open_vector_store
+from tools.base import ToolError
 from tools.vector_search import VectorSearchTool
 
 EXTRA = [
@@ -68,6 +70,43 @@ async def test_real_model_answers_a_two_hop_question(
     usage = of_kind(envs, "usage")
     assert len(usage) == done.totals["llm_calls"] >= 3
     assert sum(u.cached_tokens for u in usage) > 0  # the shared prefix is served from llama.cpp's cache
+
+
+class FlakyOnce:
+    """The real vector tool whose first search fails, as a store hiccup would: the miss the loop must correct."""
+
+    def __init__(self, inner: VectorSearchTool) -> None:
+        self.inner, self.name, self.description = inner, inner.name, inner.description
+        self.calls = 0
+
+    async def search(self, query: str, *, k: int = 5, filters: dict[str, str] | None = None) -> list[Evidence]:
+        self.calls += 1
+        if self.calls == 1:
+            raise ToolError("vector store timed out")
+        return await self.inner.search(query, k=k, filters=filters)
+
+
+@pytest.mark.slow
+async def test_real_model_answers_a_two_hop_question_through_the_corrective_loop(
+    settings: Settings, default_llm: OpenAICompatibleLLM, tmp_path: Path
+) -> None:
+    settings = settings.model_copy(update={"agent": AgentConfig(max_subquestions=2, top_k=3, verify=False)})
+    ingest(settings, "t", tmp_path)
+    store = open_vector_store(settings)
+    vector = FlakyOnce(VectorSearchTool(build_embedder(settings), store, "t"))
+    async with open_deps(settings, tenant="t", llm=default_llm, tools={vector.name: vector}) as deps:
+        request = RunRequest(question="Where was the director of Inception born?")
+        envs = [e async for e in stream_run(deps, request)]
+    store.close()
+    for e in envs:
+        print(e.event.model_dump_json()[:400])
+    fixes = of_kind(envs, "correction")
+    assert fixes and fixes[0].action == "widen" and "found nothing" in fixes[0].reason  # one tool: widen, not switch
+    totals = of_kind(envs, "done")[0].totals
+    assert totals["corrections_fired"] >= 1 and totals["corrections"][0]["kept"] is True
+    assert "london" in of_kind(envs, "answer")[0].text.lower()
+    routes = of_kind(envs, "route")
+    assert (routes[0].source, routes[1].source) == ("plan", "correction")
 
 
 async def test_default_registry_wires_all_three_tools(settings: Settings, real_llm: OpenAICompatibleLLM) -> None:

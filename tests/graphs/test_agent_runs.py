@@ -22,12 +22,17 @@ from knowledge.settings import Settings
 
 
 def one_hop(question: str, keyword: str, answer: str) -> list[object]:
+    """Plan, the grade-and-answer call, the verifier."""
     return [
         j(needs_retrieval=True, subquestions=[question]),
         grade_by(keyword, answer=answer),
-        cite(keyword, answer),
         j(supported=True, unsupported_claims=[]),
     ]
+
+
+def one_hop_separate(question: str, keyword: str, answer: str) -> list[object]:
+    """Plan, grade, a streamed answer, the verifier (``combine_final=False``)."""
+    return [*one_hop(question, keyword, answer)[:2], cite(keyword, answer), j(supported=True, unsupported_claims=[])]
 
 
 @pytest.fixture
@@ -47,7 +52,7 @@ async def test_thread_follow_up_sees_earlier_turns(make_deps: MakeDeps, saver: B
     first = await run_all(deps, "Who directed Inception?", thread_id="t1")
     assert of_kind(first, "answer")[0].text == "Christopher Nolan"
     second = await run_all(deps, "Where was he born?", thread_id="t1")
-    follow_up_plan = prompts(llm)[4]
+    follow_up_plan = prompts(llm)[3]
     assert "## Earlier turns\nQ: Who directed Inception?\nA: Christopher Nolan" in follow_up_plan
     assert of_kind(second, "run_started")[0].thread_id == "t1"
     # per-run state was reset: the follow-up starts with no evidence of its own
@@ -73,9 +78,9 @@ def crash_on_answer(messages: Sequence[Message], options: CallOptions) -> str:
 async def test_interrupted_run_resumes_from_its_last_checkpoint(
     make_deps: MakeDeps, saver: BaseCheckpointSaver[object]
 ) -> None:
-    script = one_hop("Who directed Inception?", "directed", "Christopher Nolan")
+    script = one_hop_separate("Who directed Inception?", "directed", "Christopher Nolan")
     llm = ScriptedLLM([*script[:2], crash_on_answer])
-    deps = make_deps(llm, checkpointer=saver)
+    deps = make_deps(llm, checkpointer=saver, combine_final=False)
     crashed = await run_all(deps, "Who directed Inception?", thread_id="t-crash")
     assert of_kind(crashed, "done")[0].status == "error"
     error = of_kind(crashed, "error")[0]
@@ -105,7 +110,7 @@ async def test_resume_without_an_interrupted_run_is_a_clear_error(
 async def test_stopping_the_consumer_closes_the_llm_stream(make_deps: MakeDeps) -> None:
     long_answer = "Christopher Nolan " + "word " * 200
     llm = ClosingLLM([*one_hop("Who directed Inception?", "directed", "x")[:2], long_answer], delay_s=0.01)
-    stream = stream_run(make_deps(llm), RunRequest(question="Who directed Inception?"))
+    stream = stream_run(make_deps(llm, combine_final=False), RunRequest(question="Who directed Inception?"))
     async for envelope in stream:
         if isinstance(envelope.event, Token):
             break

@@ -7,7 +7,18 @@ from uitest_support import envelopes, ev, full_script
 
 from agents.llm import ScriptedLLM
 from graphs.deps import Deps
-from graphs.events import Done, EvidenceFound, LLMUsage, RunError, RunStarted, StepFinished, StepStarted, Token
+from graphs.events import (
+    Corrected,
+    Done,
+    EvidenceFound,
+    LLMUsage,
+    Routed,
+    RunError,
+    RunStarted,
+    StepFinished,
+    StepStarted,
+    Token,
+)
 from graphs.graph import build_graph
 from graphs.tracing.spans import AGENT_EDGES, AGENT_NODES, build_trace
 from knowledge.settings import Settings
@@ -142,3 +153,28 @@ async def test_real_agent_usage_events_carry_prompt_and_output_into_llm_spans(se
     llm_spans = [s for s in build_trace(envs[0].run_id, envs).spans if s.kind == "llm"]
     assert llm_spans[-1].attributes["output"] == usage[-1].output
     assert llm_spans[0].attributes["prompt"] == usage[0].prompt
+
+
+def test_routing_decisions_and_corrections_are_spans_with_their_reasons() -> None:
+    script = [
+        (10.0, RunStarted(question="q", tools=["vector_search", "graph_search"])),
+        (10.1, StepStarted(node="route", step=2)),
+        (
+            10.2,
+            Routed(subq_index=0, subq="Who?", tools=["graph_search"], query="Who?", reason="a relation", source="plan"),
+        ),
+        (10.3, StepFinished(node="route", step=2, duration_s=0.2)),
+        (10.4, StepStarted(node="decide", step=5)),
+        (
+            10.5,
+            Corrected(subq_index=0, action="widen", reason="no evidence kept", tools=["vector_search"], query="Who?"),
+        ),
+        (10.6, StepFinished(node="decide", step=5, duration_s=0.2)),
+        (10.7, Done(status="ok")),
+    ]
+    trace = build_trace("r1", envelopes("r1", script))
+    route = next(s for s in trace.spans if s.kind == "route")
+    assert route.parent_id == "step-2" and route.name == "graph_search"
+    assert (route.attributes["reason"], route.attributes["source"]) == ("a relation", "plan")
+    fix = next(s for s in trace.spans if s.kind == "correction")
+    assert fix.parent_id == "step-5" and fix.name == "widen" and fix.attributes["reason"] == "no evidence kept"

@@ -1,0 +1,80 @@
+"""Free, deterministic checks of what a role answered, before the agent accepts it (no LLM call).
+
+A sub-answer read off by the grader is accepted only when it is non-empty, grounded in the evidence kept for it,
+more than an entity its sub-question already names, and not the answer of the earlier step it builds on. A final
+answer must not be a bridge answer (an intermediate step's answer) nor "not found" while evidence was kept. Each
+check returns the reason it failed (shown in the trace, and the correction's ``reason``), or ``""`` to accept.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+
+GROUNDED_SHARE = 0.5
+"""Share of an answer's content tokens that must occur in the kept evidence for it to count as grounded."""
+# "Christopher Nolan" passes with one of its two words in the evidence; an "Ernst Mach" it never names fails.
+
+_STOP_WORDS = (
+    "a an the of in on at to for by and or is was are were be been it its this that with from as who what which "
+    "when where how why whom whose did does do has have had"
+)
+_STOP = frozenset(_STOP_WORDS.split(" "))
+_YES_NO = frozenset({"yes", "no"})
+
+
+def tokens(text: str) -> list[str]:
+    """Normalised content tokens: accents folded, lower case, alphanumeric runs, stop words left out."""
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    return [t for t in re.findall(r"[a-z0-9]+", folded) if t not in _STOP]
+
+
+def same_answer(a: str, b: str) -> bool:
+    """True when two answers have the same content tokens (case, accents, punctuation and stop words aside)."""
+    ta, tb = tokens(a), tokens(b)
+    return bool(ta) and ta == tb
+
+
+def grounded(answer: str, evidence_texts: Iterable[str]) -> bool:
+    """True when at least ``GROUNDED_SHARE`` of the answer's content tokens occur in the evidence (yes/no: always)."""
+    words = set(tokens(answer))
+    if not words or words <= _YES_NO:
+        return True
+    seen: set[str] = set()
+    for text in evidence_texts:
+        seen.update(tokens(text))
+    return len(words & seen) >= GROUNDED_SHARE * len(words)
+
+
+def is_choice(question: str) -> bool:
+    """True for an either/or question ("X or Y?"), whose answer is one of the entities it names."""
+    return bool(re.search(r"\bor\b", question, re.IGNORECASE))
+
+
+def check_subanswer(answer: str, *, subq: str, evidence_texts: Sequence[str], builds_on: Sequence[str] = ()) -> str:
+    """Why the grader's answer to ``subq`` is not accepted, or ``""``.
+
+    ``builds_on``: answers of the earlier steps this one refers to (its ``#n`` references, or the answers the first
+    query carried). Two steps of a comparison plan may share an answer ("American" twice); a chained step whose
+    answer is the one it started from bridged nothing.
+    """
+    if not tokens(answer) and answer.strip().lower() not in _YES_NO:
+        return "empty answer"
+    if not grounded(answer, evidence_texts):
+        return "answer not found in the kept evidence"
+    if not is_choice(subq) and set(tokens(answer)) <= set(tokens(subq)):
+        return "answer only repeats an entity the sub-question names"
+    if any(same_answer(answer, earlier) for earlier in builds_on):
+        return "answer repeats the earlier answer this step builds on"
+    return ""
+
+
+def check_final(answer: str, *, not_found: bool, bridges: Sequence[str], kept_evidence: bool) -> str:
+    """Why a final answer is not accepted, or ``""``: a bridge answer given as the answer, or "not found" although
+    the run kept evidence for its question."""
+    if not_found:
+        return "not found although evidence was kept" if kept_evidence else ""
+    if any(same_answer(answer, bridge) for bridge in bridges):
+        return "answer repeats an intermediate answer instead of answering the question"
+    return ""
