@@ -1,4 +1,5 @@
-"""The tree navigator role: the LLM reads one level of a table of contents and names the entries to open.
+"""The tree navigator role: the LLM reads a table of contents — one level of it, or the whole outline of one or two
+documents (``outline=True``, one call per search) — and names the entries to open.
 
 It implements ``tools.tree_search.Navigator`` structurally (``agents`` and ``tools`` never import each
 other). The reply is schema-constrained JSON whose ids are an enum of the listed keys; a reply that
@@ -22,6 +23,10 @@ from knowledge.trees import Choice, NavigationError, NodeView
 
 SYSTEM_PREFIX = render("tree_navigator")
 """The navigator's system prefix (``agents/prompts/tree_navigator.txt``), byte-stable across calls."""
+OUTLINE_PREFIX = render("tree_outline")
+"""The system prefix of outline calls (``agents/prompts/tree_outline.txt``)."""
+OUTLINE_REASON_CHARS = 48
+"""A reason in an outline reply is at most this long: every output token is decode time on a CPU."""
 
 
 def render_level(level: Sequence[NodeView]) -> str:
@@ -43,11 +48,11 @@ def _known(keys: Sequence[str]) -> Callable[[str], str]:
     return check
 
 
-def picks_model(keys: Sequence[str], beam: int) -> type[BaseModel]:
+def picks_model(keys: Sequence[str], beam: int, *, reason_chars: int = 80) -> type[BaseModel]:
     """The reply schema for one level: ``choices`` of at most ``beam`` listed ids (an enum) with reasons."""
     pick: Any = create_model(
         "Pick",
-        reason=(str, Field(json_schema_extra={"maxLength": 80})),
+        reason=(str, Field(json_schema_extra={"maxLength": reason_chars})),
         id=(Annotated[str, AfterValidator(_known(keys))], Field(json_schema_extra={"enum": list(keys)})),
     )
     model: type[BaseModel] = create_model(
@@ -59,29 +64,39 @@ def picks_model(keys: Sequence[str], beam: int) -> type[BaseModel]:
 class LLMNavigator:
     """``Navigator`` backed by an LLM via ``complete_structured`` and the shared prompt layout."""
 
-    def __init__(self, llm: LLMBackend, *, system_prefix: str = SYSTEM_PREFIX) -> None:
+    def __init__(self, llm: LLMBackend, *, system_prefix: str = SYSTEM_PREFIX, outline_prefix: str = OUTLINE_PREFIX):
         self.llm = llm
         self.builder = PromptBuilder(system_prefix)
+        self.outline_builder = PromptBuilder(outline_prefix)
         self.llm_calls = 0
         """LLM calls made so far (a schema retry counts)."""
         self.usage: list[Usage] = []
         """Usage of every call, in order."""
 
     async def choose(
-        self, question: str, level: Sequence[NodeView], beam: int, *, heading: str = "", note: str = "", hints: str = ""
+        self,
+        question: str,
+        level: Sequence[NodeView],
+        beam: int,
+        *,
+        heading: str = "",
+        note: str = "",
+        hints: str = "",
+        outline: bool = False,
     ) -> list[Choice]:
-        """Up to ``beam`` entries of ``level`` worth opening for ``question``; raises ``NavigationError``."""
+        """Up to ``beam`` entries of ``level`` (one level, or a whole ``outline``) worth opening for ``question``;
+        raises ``NavigationError``."""
         if not level:
             return []
         keys = [v.key for v in level]
         context = [Block(f"Contents: {heading or 'documents'}", render_level(level)), Block("Question", question)]
         if hints:
-            context.append(Block("Word matches", hints))
-        instruction = render("tree_navigator_task", beam=beam)
+            context.append(Block("Hints" if outline else "Word matches", hints))
+        instruction = render("tree_outline_task" if outline else "tree_navigator_task", beam=beam)
         if note:
             instruction += f"\n{note}"
-        messages = self.builder.build(context, instruction)
-        model = picks_model(keys, beam)
+        messages = (self.outline_builder if outline else self.builder).build(context, instruction)
+        model = picks_model(keys, beam, reason_chars=OUTLINE_REASON_CHARS if outline else 80)
         options = CallOptions(max_tokens=token_budget(model.model_json_schema()), temperature=0.0)
         try:
             parsed, calls = await complete_structured(self.llm, messages, model, options=options)

@@ -66,9 +66,10 @@ class Services:
     def tools_for(self, tenant: str) -> dict[str, RetrievalTool]:
         """The tool registry bound to ``tenant``: vector and tree search, and graph search when the graph is up."""
         navigator = LLMNavigator(MeteredLLM(self.llm))  # its calls count in the run that made them
+        vectors = VectorSearchTool(self.embedder, self.vectors, tenant)
         tools: list[RetrievalTool] = [
-            VectorSearchTool(self.embedder, self.vectors, tenant),
-            TreeSearchTool(self.indexes.trees, navigator, tenant, self.settings.tree),
+            vectors,  # tree search narrows by it: the outline of the documents it hits, one navigator call
+            TreeSearchTool(self.indexes.trees, navigator, tenant, self.settings.tree, seed=vectors),
         ]
         if self.indexes.graph is not None:
             tools.append(GraphSearchTool(self.indexes.graph.store, tenant, self.settings.graph))
