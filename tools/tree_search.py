@@ -99,7 +99,7 @@ class TreeSearchTool:
         seeds = await self._seed_hits(query, doc_id, trace)
         trees, marks = await asyncio.to_thread(self._narrow, query, doc_id, seeds, trace)
         result = await outline_search(
-            query, trees, self.navigator, self.config, k=k, marks=marks, hints=self._hints, trace=trace
+            query, trees, self.navigator, self.config, k=k, marks=marks, hints=self._own_hints, trace=trace
         )
         trace.seconds = time.perf_counter() - started
         if result.failed and not marks:
@@ -134,7 +134,7 @@ class TreeSearchTool:
                 raise ToolError(f"tree_search: no document tree for doc_id {doc_id!r}")
             trees = [tree]
         else:
-            order = list(dict.fromkeys(e.doc_id for e in seeds if e.doc_id))
+            order = list(dict.fromkeys(e.doc_id for e in seeds[: max(self.config.seed_top, 1)] if e.doc_id))
             if not order:
                 order = [m.doc_id for m in self.store.find_docs(self.tenant, query, self.config.candidates)]
             loaded = [t for d in order if (t := self.store.tree(self.tenant, d)) is not None]
@@ -173,12 +173,19 @@ class TreeSearchTool:
         """Up to three entries whose full text holds the most words of the question (read off the loop)."""
         return await asyncio.to_thread(self._hint_line, question, options)
 
-    def _hint_line(self, question: str, options: list[Entry]) -> str:
+    async def _own_hints(self, question: str, options: list[Entry]) -> str:
+        """As ``_hints``, over each entry's own text (up to its first sub-section): in an outline a parent's full
+        text holds every word its children do."""
+        return await asyncio.to_thread(self._hint_line, question, options, own=True)
+
+    def _hint_line(self, question: str, options: list[Entry], *, own: bool = False) -> str:
         scored = []
         for n, e in enumerate(options):
-            text = self.store.text(
-                self.tenant, e.tree.doc_id, e.node.start, min(e.node.end, e.node.start + _HINT_CHARS)
-            )
+            end = e.node.end
+            if own and e.node.children:
+                first = e.tree.by_id().get(e.node.children[0])
+                end = first.start if first is not None else end
+            text = self.store.text(self.tenant, e.tree.doc_id, e.node.start, min(end, e.node.start + _HINT_CHARS))
             words = matched_words(question, f"{e.node.title}\n{text}")
             if words:
                 scored.append((-len(words), n, f"[{e.key}] {', '.join(words)}"))

@@ -19,10 +19,13 @@ class TreeConfig(BaseModel):
     """Outline mode: chunks the narrowing search returns; their documents are the candidates, best first."""
     seed_docs: int = 2
     """Outline mode: candidate documents whose outline the navigator reads (at most)."""
+    seed_top: int = 3
+    """Outline mode: the candidates are the documents of the narrowing search's first ``seed_top`` chunks (a second
+    document is listed only when it is hit that high: every listed entry is prefill)."""
     outline_max_nodes: int = 60
     """Outline mode: most entries listed in the one call (the sections the search hit, their ancestors and
     siblings are kept first; then shallow before deep)."""
-    outline_summary_chars: int = 90
+    outline_summary_chars: int = 60
     """Outline mode: each part of an entry's summary (lead sentence, key terms) is cut to this many characters
     (prefill is most of a CPU call)."""
     fill_from_search: bool = True
