@@ -25,8 +25,6 @@ SYSTEM_PREFIX = render("tree_navigator")
 """The navigator's system prefix (``agents/prompts/tree_navigator.txt``), byte-stable across calls."""
 OUTLINE_PREFIX = render("tree_outline")
 """The system prefix of outline calls (``agents/prompts/tree_outline.txt``)."""
-OUTLINE_REASON_CHARS = 48
-"""A reason in an outline reply is at most this long: every output token is decode time on a CPU."""
 
 
 def render_level(level: Sequence[NodeView]) -> str:
@@ -48,15 +46,29 @@ def _known(keys: Sequence[str]) -> Callable[[str], str]:
     return check
 
 
-def picks_model(keys: Sequence[str], beam: int, *, reason_chars: int = 80) -> type[BaseModel]:
+def picks_model(keys: Sequence[str], beam: int) -> type[BaseModel]:
     """The reply schema for one level: ``choices`` of at most ``beam`` listed ids (an enum) with reasons."""
     pick: Any = create_model(
         "Pick",
-        reason=(str, Field(json_schema_extra={"maxLength": reason_chars})),
+        reason=(str, Field(json_schema_extra={"maxLength": 80})),
         id=(Annotated[str, AfterValidator(_known(keys))], Field(json_schema_extra={"enum": list(keys)})),
     )
     model: type[BaseModel] = create_model(
         "Picks", choices=(list[pick], Field(json_schema_extra={"maxItems": max(beam, 1)}))
+    )
+    return model
+
+
+def ids_model(keys: Sequence[str], most: int) -> type[BaseModel]:
+    """The reply schema of an outline call: ``ids``, at most ``most`` listed ids (an enum), best first, no reasons.
+
+    Every output token is decode time on a CPU (~20 tokens here against ~70 with a reason per pick); the reason a
+    reader checks is the outline entry itself (its title and path, and whether the narrowing search hit it).
+    """
+    item = Annotated[str, AfterValidator(_known(keys)), Field(json_schema_extra={"enum": list(keys)})]
+    model: type[BaseModel] = create_model(
+        "OutlinePicks",
+        ids=(list[item], Field(json_schema_extra={"maxItems": max(most, 1)})),  # type: ignore[valid-type]
     )
     return model
 
@@ -96,7 +108,7 @@ class LLMNavigator:
         if note:
             instruction += f"\n{note}"
         messages = (self.outline_builder if outline else self.builder).build(context, instruction)
-        model = picks_model(keys, beam, reason_chars=OUTLINE_REASON_CHARS if outline else 80)
+        model = ids_model(keys, beam) if outline else picks_model(keys, beam)
         options = CallOptions(max_tokens=token_budget(model.model_json_schema()), temperature=0.0)
         try:
             parsed, calls = await complete_structured(self.llm, messages, model, options=options)
@@ -108,4 +120,10 @@ class LLMNavigator:
             raise NavigationError(str(exc)) from exc
         self.llm_calls += len(calls)
         self.usage += [c.usage for c in calls]
+        if outline:
+            ids = list(dict.fromkeys(parsed.ids))[:beam]  # type: ignore[attr-defined]
+            return [
+                Choice(key=key, reason=f"navigator's pick {n} of {len(ids)} in the outline")
+                for n, key in enumerate(ids, 1)
+            ]
         return [Choice(key=p.id, reason=p.reason.strip()) for p in parsed.choices][:beam]  # type: ignore[attr-defined]

@@ -58,11 +58,15 @@ def _eval(
 
 def run(args: argparse.Namespace) -> None:
     dataset = subset(args.work, args.last)
-    notes = {
-        "outline": _eval(dataset, args.work / "outline", ["tree", "hybrid"], args.k, {}, None),
-        "beam": _eval(dataset, args.work / "beam", ["tree"], args.k, {"WAYPOINT_TREE_MODE": "beam"}, args.beam_limit),
-    }
-    (args.work / "notes.json").write_text(json.dumps(notes, indent=2))
+    notes_path = args.work / "notes.json"
+    notes = json.loads(notes_path.read_text()) if notes_path.is_file() else {}
+    if not args.beam_only:
+        notes["outline"] = _eval(dataset, args.work / "outline", ["tree", "hybrid"], args.k, {}, None)
+        notes_path.write_text(json.dumps(notes, indent=2))
+    if args.beam_limit > 0:
+        beam_env = {"WAYPOINT_TREE_MODE": "beam"}
+        notes["beam"] = _eval(dataset, args.work / "beam", ["tree"], args.k, beam_env, args.beam_limit)
+        notes_path.write_text(json.dumps(notes, indent=2))
 
 
 def _records(folder: Path, strategy: str) -> list[dict[str, Any]]:
@@ -141,7 +145,8 @@ def main(argv: list[str] | None = None) -> None:
     r = sub.add_parser("run")
     r.add_argument("--work", type=Path, required=True)
     r.add_argument("--last", type=int, default=20)
-    r.add_argument("--beam-limit", type=int, default=5)
+    r.add_argument("--beam-limit", type=int, default=5, help="Questions for beam mode (0: none).")
+    r.add_argument("--beam-only", action="store_true", help="Only the beam run (after an earlier outline run).")
     r.add_argument("--k", type=int, default=3)
     c = sub.add_parser("collect")
     c.add_argument("--work", type=Path, required=True)

@@ -30,7 +30,7 @@ Prune roses in March.
 
 
 def pick(*ids: str) -> str:
-    return json.dumps({"choices": [{"id": i, "reason": f"because {i}"} for i in ids]})
+    return json.dumps({"ids": list(ids)})
 
 
 def ev(doc_id: str, *path: str) -> Evidence:
@@ -87,7 +87,9 @@ async def test_one_call_over_the_outline_of_the_documents_the_seed_hit(two_docs:
         ["Pump manual", "2 Maintenance", "Replacing the seal"],
         ["Pump manual", "2 Maintenance", "Cleaning the filter"],
     ]
-    assert "SK-442" in evidence[0].text and evidence[0].reason.startswith("§1.2.2 Replacing the seal: because")
+    assert "SK-442" in evidence[0].text and evidence[0].reason.startswith(
+        "§1.2.2 Replacing the seal: navigator's pick 1 of 1"
+    )
     assert "not named by the navigator" in evidence[1].reason and evidence[0].score > evidence[1].score
 
 
@@ -156,9 +158,12 @@ def test_a_long_outline_keeps_the_hit_sections_their_ancestors_and_siblings() ->
     assert len(outline_entries([tree], [], limit=100)) == len(tree.nodes) - 1  # the root is not listed
 
 
-async def test_outline_prompt_has_short_reasons_and_the_ids_as_an_enum(manual_store: TreeStore) -> None:
+async def test_outline_reply_is_ids_only_constrained_to_the_listed_ones(manual_store: TreeStore) -> None:
     llm = ScriptedLLM([pick("1.2.2")])
     await TreeSearchTool(manual_store, LLMNavigator(llm), "t").search("seal kit", k=1)
     schema = json.dumps(llm.calls[0][1].json_schema)
-    assert '"maxLength": 48' in schema and '"1.2.2"' in schema and '"1.1.1"' in schema
+    assert '"maxItems": 1' in schema and '"1.2.2"' in schema and '"1.1.1"' in schema and "reason" not in schema
+    bad = ScriptedLLM([pick("7.7"), pick("7.7")])  # an unlisted id is refused by the schema check, twice: an error
+    with pytest.raises(ToolError, match="stopped"):
+        await TreeSearchTool(manual_store, LLMNavigator(bad), "t").search("seal kit", k=1)
     assert "Hints" in prompt(llm) and "Name up to 1 section ids" in prompt(llm)
