@@ -68,7 +68,7 @@ def ids_model(keys: Sequence[str], most: int) -> type[BaseModel]:
     item = Annotated[str, AfterValidator(_known(keys)), Field(json_schema_extra={"enum": list(keys)})]
     model: type[BaseModel] = create_model(
         "OutlinePicks",
-        ids=(list[item], Field(json_schema_extra={"maxItems": max(most, 1)})),  # type: ignore[valid-type]
+        ids=(list[item], Field(json_schema_extra={"maxItems": max(most, 1)})),
     )
     return model
 
