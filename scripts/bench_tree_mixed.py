@@ -1,6 +1,6 @@
 """Tree search vs hybrid search on the section-lookup questions of a mixed dataset, through ``waypoint eval``.
 
-    python scripts/bench_tree_mixed.py run --last 20 --beam-limit 5 --work /tmp/treebench
+    python scripts/bench_tree_mixed.py run --last 20 --beam-limit 5 --all-hybrid --work /tmp/treebench
     python scripts/bench_tree_mixed.py collect --work /tmp/treebench --out docs/bench/tree_mixed.json
 
 ``run`` writes a dataset folder holding the last ``--last`` ``section`` questions of ``evals/data/mixed`` (named
@@ -25,7 +25,8 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 MIXED = REPO / "evals" / "data" / "mixed"
-RUNS = {"outline": "outline", "beam": "beam"}
+RUNS = ("outline", "beam", "hybrid_all")
+"""Eval folders under ``--work``: ``hybrid_all`` (optional) is ``-s hybrid`` over every section question."""
 
 
 def _loadavg() -> list[float]:
@@ -60,8 +61,12 @@ def run(args: argparse.Namespace) -> None:
     dataset = subset(args.work, args.last)
     notes_path = args.work / "notes.json"
     notes = json.loads(notes_path.read_text()) if notes_path.is_file() else {}
-    if not args.beam_only:
+    if not args.skip_outline:
         notes["outline"] = _eval(dataset, args.work / "outline", ["tree", "hybrid"], args.k, {}, None)
+        notes_path.write_text(json.dumps(notes, indent=2))
+    if args.all_hybrid:
+        every = subset(args.work / "all", 10_000)
+        notes["hybrid_all"] = _eval(every, args.work / "hybrid_all", ["hybrid"], args.k, {}, None)
         notes_path.write_text(json.dumps(notes, indent=2))
     if args.beam_limit > 0:
         beam_env = {"WAYPOINT_TREE_MODE": "beam"}
@@ -123,7 +128,7 @@ def collect(args: argparse.Namespace) -> None:
             recs = _records(folder, strategy)
             if not recs:
                 continue
-            label = f"{strategy}_{name}" if strategy == "tree" else strategy
+            label = f"{strategy}_{name}" if strategy == "tree" or name == "hybrid_all" else strategy
             result[label] = _row(recs)
             for r in recs:
                 q = result["questions"].setdefault(r["question_id"], {"question": r["question"]})
@@ -131,7 +136,7 @@ def collect(args: argparse.Namespace) -> None:
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print("| retriever | n | section recall@k | p50 s | p95 s | LLM calls | prompt tok | cached tok | output tok |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for label in ("tree_outline", "tree_beam", "hybrid"):
+    for label in ("tree_outline", "tree_beam", "hybrid", "hybrid_hybrid_all"):
         row = result.get(label)
         if row:
             cells = [row[c] for c in ("n", "section_recall", "latency_p50_s", "latency_p95_s", "llm_calls_median")]
@@ -146,7 +151,8 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--work", type=Path, required=True)
     r.add_argument("--last", type=int, default=20)
     r.add_argument("--beam-limit", type=int, default=5, help="Questions for beam mode (0: none).")
-    r.add_argument("--beam-only", action="store_true", help="Only the beam run (after an earlier outline run).")
+    r.add_argument("--skip-outline", action="store_true", help="Skip the outline run (done earlier).")
+    r.add_argument("--all-hybrid", action="store_true", help="Also hybrid alone over every section question.")
     r.add_argument("--k", type=int, default=3)
     c = sub.add_parser("collect")
     c.add_argument("--work", type=Path, required=True)
