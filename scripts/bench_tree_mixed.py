@@ -128,7 +128,7 @@ def collect(args: argparse.Namespace) -> None:
             recs = _records(folder, strategy)
             if not recs:
                 continue
-            label = f"{strategy}_{name}" if strategy == "tree" or name == "hybrid_all" else strategy
+            label = name if name == "hybrid_all" else f"{strategy}_{name}" if strategy == "tree" else strategy
             result[label] = _row(recs)
             for r in recs:
                 q = result["questions"].setdefault(r["question_id"], {"question": r["question"]})
@@ -136,7 +136,7 @@ def collect(args: argparse.Namespace) -> None:
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print("| retriever | n | section recall@k | p50 s | p95 s | LLM calls | prompt tok | cached tok | output tok |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for label in ("tree_outline", "tree_beam", "hybrid", "hybrid_hybrid_all"):
+    for label in ("tree_outline", "tree_beam", "hybrid", "hybrid_all"):
         row = result.get(label)
         if row:
             cells = [row[c] for c in ("n", "section_recall", "latency_p50_s", "latency_p95_s", "llm_calls_median")]
