@@ -68,8 +68,8 @@ class Services:
         navigator = LLMNavigator(MeteredLLM(self.llm))  # its calls count in the run that made them
         vector = VectorSearchTool(self.embedder, self.vectors, tenant)
         tools: list[RetrievalTool] = [
-            vector,
-            TreeSearchTool(self.indexes.trees, navigator, tenant, self.settings.tree),
+            vector,  # tree search narrows by it: the outline of the documents it hits, one navigator call
+            TreeSearchTool(self.indexes.trees, navigator, tenant, self.settings.tree, seed=vector),
         ]
         if self.indexes.graph is not None:
 

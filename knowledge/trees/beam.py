@@ -24,12 +24,21 @@ class Navigator(Protocol):
     """Chooses which entries of one level to open (an LLM role lives behind this)."""
 
     async def choose(
-        self, question: str, level: Sequence[NodeView], beam: int, *, heading: str = "", note: str = "", hints: str = ""
+        self,
+        question: str,
+        level: Sequence[NodeView],
+        beam: int,
+        *,
+        heading: str = "",
+        note: str = "",
+        hints: str = "",
+        outline: bool = False,
     ) -> list[Choice]:
         """Up to ``beam`` entries of ``level`` worth opening for ``question`` (empty: none); raises NavigationError.
 
         ``heading`` names the level (document and section titles), ``note`` says what was wrong with the
-        previous reply, ``hints`` lists entries whose text contains words of the question.
+        previous reply, ``hints`` lists entries whose text contains words of the question. ``outline``: the
+        entries are a whole outline (numbered paths, several levels), not one level (``knowledge/trees/outline.py``).
         """
         ...
 

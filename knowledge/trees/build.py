@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from knowledge.models import Document, Section, stable_id
 from knowledge.trees.model import DocNode, DocTree
-from knowledge.trees.summary import extractive_summary
+from knowledge.trees.summary import extractive_summary, term_rarity
 
 _PARA_GAP = re.compile(r"\n[ \t\r\f\v]*\n")
 _TERMS_CHARS = 8_000
@@ -129,6 +129,7 @@ def _close_spans(root: _Draft) -> None:
 def _emit(doc: Document, root: _Draft) -> list[DocNode]:
     """Number the drafts (``1``, ``1.2``, ...) and turn them into ``DocNode``s in pre-order."""
     out: list[DocNode] = []
+    rarity = term_rarity([_terms_text(doc, d, d is root) for d in _drafts(root)])
     todo: list[tuple[_Draft, str, list[str], str | None]] = [(root, "", [], None)]
     while todo:
         draft, path, heads, parent = todo.pop()
@@ -139,8 +140,9 @@ def _emit(doc: Document, root: _Draft) -> list[DocNode]:
         summary = extractive_summary(
             draft.title,
             doc.text[draft.body_start : draft.body_end],
-            doc.text[start : min(draft.end, start + _TERMS_CHARS)],
+            _terms_text(doc, draft, parent is None),
             [c.title for c in draft.children],
+            rarity=rarity,
         )
         out.append(
             DocNode(
@@ -162,3 +164,19 @@ def _emit(doc: Document, root: _Draft) -> list[DocNode]:
             child_heads = heads if child.synthetic else [*heads, child.title]
             todo.append((child, p, child_heads, node_id))
     return out
+
+
+def _drafts(root: _Draft) -> list[_Draft]:
+    """Every draft below and including ``root``."""
+    out, todo = [], [root]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        todo.extend(node.children)
+    return out
+
+
+def _terms_text(doc: Document, draft: _Draft, is_root: bool) -> str:
+    """The text a node's key terms are counted in: its full text (the root's from 0), capped."""
+    start = 0 if is_root else draft.body_start
+    return doc.text[start : min(draft.end, start + _TERMS_CHARS)]

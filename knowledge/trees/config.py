@@ -8,7 +8,29 @@ from pydantic import BaseModel
 
 
 class TreeConfig(BaseModel):
-    """Vectorless tree search: document trees navigated level by level by the LLM."""
+    """Vectorless tree search: document trees navigated by the LLM (one outline call, or level by level)."""
+
+    mode: Literal["outline", "beam"] = "outline"
+    """``outline``: narrow to the few documents another search (hybrid vector search) hit, show their outline
+    (titles + short summaries, the sections that search hit named) and let the navigator choose sections in ONE
+    call (``knowledge/trees/outline.py``). ``beam``: the lexical pre-filter's documents navigated level by level,
+    up to ``max_depth * beam`` calls (``knowledge/trees/beam.py``)."""
+    seed_chunks: int = 10
+    """Outline mode: chunks the narrowing search returns; their documents are the candidates, best first."""
+    seed_docs: int = 2
+    """Outline mode: candidate documents whose outline the navigator reads (at most)."""
+    seed_top: int = 3
+    """Outline mode: the candidates are the documents of the narrowing search's first ``seed_top`` chunks (a second
+    document is listed only when it is hit that high: every listed entry is prefill)."""
+    outline_max_nodes: int = 60
+    """Outline mode: most entries listed in the one call (the sections the search hit, their ancestors and
+    siblings are kept first; then shallow before deep)."""
+    outline_summary_chars: int = 60
+    """Outline mode: each part of an entry's summary (lead sentence, key terms) is cut to this many characters
+    (prefill is most of a CPU call)."""
+    fill_from_search: bool = True
+    """Outline mode: fill up to ``k`` with the sections the narrowing search hit that the navigator did not name
+    (marked so in ``reason``)."""
 
     max_depth: int = 4
     """Levels the navigator may descend below the starting level."""

@@ -5,9 +5,10 @@ LLM-written summaries plug in behind ``Summarizer`` (implemented in ``agents``, 
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\"'])")
@@ -43,18 +44,39 @@ def lead_sentence(text: str, max_chars: int = 160) -> str:
     return f"{cut}…"
 
 
-def key_terms(text: str, *, exclude: str = "", n: int = 5) -> list[str]:
-    """The ``n`` most frequent content words of ``text`` not already in ``exclude`` (e.g. the title)."""
+def key_terms(text: str, *, exclude: str = "", n: int = 5, rarity: Mapping[str, float] | None = None) -> list[str]:
+    """The ``n`` content words of ``text`` not already in ``exclude`` (e.g. the title) with the highest count,
+    each count weighted by ``rarity`` (``term_rarity``: words every section uses weigh little) when given."""
     skip = {w.lower() for w in _WORD.findall(exclude)} | STOPWORDS
     counts = Counter(w.lower() for w in _WORD.findall(text) if w.lower() not in skip)
-    return [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
+    weight = rarity or {}
+    scored = {w: c * weight.get(w, 1.0) for w, c in counts.items()}
+    return [w for w, _ in sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
 
 
-def extractive_summary(title: str, own_text: str, full_text: str, child_titles: Sequence[str] = ()) -> str:
+def term_rarity(texts: Sequence[str]) -> dict[str, float]:
+    """``log(1 + N / df)`` of every word over the ``N`` texts (a document's sections): the key terms of one section
+    then name what sets it apart from its siblings ("propagate", "exception") rather than what the whole document
+    is about ("logger", "level"), which is what a navigator choosing among sections needs."""
+    df: Counter[str] = Counter()
+    for text in texts:
+        df.update({w.lower() for w in _WORD.findall(text)})
+    total = max(len(texts), 1)
+    return {w: math.log(1 + total / d) for w, d in df.items()}
+
+
+def extractive_summary(
+    title: str,
+    own_text: str,
+    full_text: str,
+    child_titles: Sequence[str] = (),
+    *,
+    rarity: Mapping[str, float] | None = None,
+) -> str:
     """Lead sentence of the node's own text (or its sub-section titles) plus its key terms, in two short lines."""
     lead = lead_sentence(own_text)
     if not lead and child_titles:
         shown = "; ".join(child_titles[:6])
         lead = f"Covers: {shown}" + ("; …" if len(child_titles) > 6 else "")
-    terms = key_terms(full_text, exclude=title)
+    terms = key_terms(full_text, exclude=title, rarity=rarity)
     return f"{lead}\nKey terms: {', '.join(terms)}" if terms else lead

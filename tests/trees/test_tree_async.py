@@ -17,6 +17,7 @@ from tree_support import manual_doc
 
 from agents.llm import CallOptions, Message, ScriptedLLM
 from agents.tree_summarizer import TreeSummarizer
+from knowledge.settings import TreeConfig
 from knowledge.trees import Choice, NodeView, TreeStore, build_tree
 from tools.tree_search import TreeSearchTool
 
@@ -63,7 +64,15 @@ class First:
     """A navigator that always takes the first entry."""
 
     async def choose(
-        self, question: str, level: Sequence[NodeView], beam: int, *, heading: str = "", note: str = "", hints: str = ""
+        self,
+        question: str,
+        level: Sequence[NodeView],
+        beam: int,
+        *,
+        heading: str = "",
+        note: str = "",
+        hints: str = "",
+        outline: bool = False,
     ) -> list[Choice]:
         return [Choice(key=level[0].key, reason="first")]
 
@@ -71,7 +80,7 @@ class First:
 async def test_tree_search_keeps_the_loop_responsive(store: TreeStore) -> None:
     doc = manual_doc()
     store.put("t", build_tree(doc), doc.text)
-    tool = TreeSearchTool(_slow(store), First(), "t")
+    tool = TreeSearchTool(_slow(store), First(), "t", TreeConfig(mode="beam"))
     stall = await _longest_stall(tool.search("seal warranty", k=2))
     assert stall < DELAY_S * 0.75, f"the event loop stalled {stall:.2f}s"
 

@@ -33,7 +33,15 @@ class ByTitle:
         self.fail_at = fail_at
 
     async def choose(
-        self, question: str, level: Sequence[NodeView], beam: int, *, heading: str = "", note: str = "", hints: str = ""
+        self,
+        question: str,
+        level: Sequence[NodeView],
+        beam: int,
+        *,
+        heading: str = "",
+        note: str = "",
+        hints: str = "",
+        outline: bool = False,
     ) -> list[Choice]:
         self.levels.append([v.key for v in level])
         self.hints.append(hints)

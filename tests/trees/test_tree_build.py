@@ -13,7 +13,7 @@ from knowledge.models import Document, Section
 from knowledge.trees import DocTree, build_tree
 from knowledge.trees.build import MAX_LEVEL
 from knowledge.trees.pdf_outline import pdf_outline
-from knowledge.trees.summary import extractive_summary, key_terms, lead_sentence
+from knowledge.trees.summary import extractive_summary, key_terms, lead_sentence, term_rarity
 
 LIMITS = {"max_bytes": 10**7, "max_doc_chars": 10**7}
 
@@ -204,3 +204,12 @@ def test_pdf_outline_is_kept_with_the_document_once_the_file_is_gone(tmp_path: P
         (1, "Results", 2),
         (2, "Costs", 3),
     ]
+
+
+def test_key_terms_name_what_sets_a_section_apart() -> None:
+    """Words every section uses ("logger") weigh less than a section's own ("propagate"), even when more frequent."""
+    texts = ["logger logger logger propagate", *[f"logger item{i}" for i in range(9)]]
+    rarity = term_rarity(texts)
+    assert key_terms(texts[0], n=2) == ["logger", "propagate"]  # by count alone
+    assert key_terms(texts[0], n=2, rarity=rarity) == ["propagate", "logger"]
+    assert rarity["logger"] < rarity["item3"]

@@ -24,7 +24,15 @@ class Recorder:
         self.hints: list[str] = []
 
     async def choose(
-        self, question: str, level: Sequence[NodeView], beam: int, *, heading: str = "", note: str = "", hints: str = ""
+        self,
+        question: str,
+        level: Sequence[NodeView],
+        beam: int,
+        *,
+        heading: str = "",
+        note: str = "",
+        hints: str = "",
+        outline: bool = False,
     ) -> list[Choice]:
         self.hints.append(hints)
         return []
@@ -41,10 +49,12 @@ def test_matched_words_use_crude_stems() -> None:
 
 async def test_hints_name_the_entries_holding_question_words(manual_store: TreeStore) -> None:
     nav = Recorder()
-    await TreeSearchTool(manual_store, nav, "t").search("frost damage warranty seal", filters={"doc_id": "manual"})
+    await TreeSearchTool(manual_store, nav, "t", TreeConfig(mode="beam")).search(
+        "frost damage warranty seal", filters={"doc_id": "manual"}
+    )
     assert nav.hints == ["[1.3] frost, damage, warranty; [1.2] seal"]
     nav = Recorder()
-    await TreeSearchTool(manual_store, nav, "t", TreeConfig(lexical_hints=False)).search(
+    await TreeSearchTool(manual_store, nav, "t", TreeConfig(mode="beam", lexical_hints=False)).search(
         "frost", filters={"doc_id": "manual"}
     )
     assert nav.hints == [""]

@@ -23,7 +23,7 @@ def pick(*ids: str, reason: str = "looks right") -> str:
 
 
 def tool_for(store: TreeStore, llm: ScriptedLLM, **cfg: object) -> TreeSearchTool:
-    return TreeSearchTool(store, LLMNavigator(llm), "t", TreeConfig(**cfg))  # type: ignore[arg-type]
+    return TreeSearchTool(store, LLMNavigator(llm), "t", TreeConfig(**{"mode": "beam", **cfg}))  # type: ignore[arg-type]
 
 
 def user_prompt(llm: ScriptedLLM, call: int) -> str:
@@ -128,7 +128,15 @@ class UnlistedKeys:
         self.notes: list[str] = []
 
     async def choose(
-        self, question: str, level: Sequence[NodeView], beam: int, *, heading: str = "", note: str = "", hints: str = ""
+        self,
+        question: str,
+        level: Sequence[NodeView],
+        beam: int,
+        *,
+        heading: str = "",
+        note: str = "",
+        hints: str = "",
+        outline: bool = False,
     ) -> list[Choice]:
         self.notes.append(note)
         if self.bad_replies:
@@ -139,11 +147,11 @@ class UnlistedKeys:
 
 async def test_tool_checks_keys_from_any_navigator(manual_store: TreeStore) -> None:
     nav = UnlistedKeys(bad_replies=2)
-    tool = TreeSearchTool(manual_store, nav, "t")
+    tool = TreeSearchTool(manual_store, nav, "t", TreeConfig(mode="beam"))
     with pytest.raises(ToolError, match=r"not listed, twice: \['nope'\]"):
         await tool.search("x", filters={"doc_id": "manual"})
     assert nav.notes[0] == "" and "'nope'" in nav.notes[1]
-    ok = TreeSearchTool(manual_store, UnlistedKeys(bad_replies=1), "t")
+    ok = TreeSearchTool(manual_store, UnlistedKeys(bad_replies=1), "t", TreeConfig(mode="beam"))
     assert [e.section_path[-1] for e in await ok.search("x", k=1, filters={"doc_id": "manual"})] == ["3 Warranty"]
 
 

@@ -14,7 +14,7 @@ from tools.tree_search import TreeSearchTool
 @pytest.mark.slow
 async def test_real_model_finds_the_seal_section(manual_store: TreeStore, real_llm: OpenAICompatibleLLM) -> None:
     navigator = LLMNavigator(real_llm)
-    tool = TreeSearchTool(manual_store, navigator, "t", TreeConfig(beam=1, max_depth=3))
+    tool = TreeSearchTool(manual_store, navigator, "t", TreeConfig(mode="beam", beam=1, max_depth=3))
     evidence, trace = await tool.search_traced(
         "Which seal kit do I order to replace the shaft seal of the pump?", k=1, filters={"doc_id": "manual"}
     )
