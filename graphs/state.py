@@ -244,6 +244,16 @@ def new_subquestion(text: str, tool: str = "", why: str = "") -> SubQuestion:
     }
 
 
+def bridge_answers(plan: list[SubQuestion], upto: int) -> list[str]:
+    """Pure: answers of the answered steps before ``upto`` that a later step builds on (its ``#n`` refers to them).
+
+    Only these are bridges: a final answer equal to one answered an intermediate question. Steps nothing refers to
+    (the two sides of a comparison) may share the final answer ("19th century" for both breeds) legitimately.
+    """
+    used = {n for sq in plan for n in sq.get("refs", [])}
+    return [sq["answer"] for n, sq in enumerate(plan[:upto]) if sq["status"] == "answered" and n in used]
+
+
 def referenced(text: str) -> list[int]:
     """0-based indexes of the earlier steps ``text`` refers to as ``#n``."""
     return [int(n) - 1 for n in _REF.findall(text)]

@@ -23,7 +23,15 @@ from graphs.budget import answer_reserve, stop_reason
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.events import Corrected
 from graphs.kit import Kit
-from graphs.state import AgentState, CorrectionRecord, RouteChoice, SubQuestion, earlier_answers, fill_refs
+from graphs.state import (
+    AgentState,
+    CorrectionRecord,
+    RouteChoice,
+    SubQuestion,
+    bridge_answers,
+    earlier_answers,
+    fill_refs,
+)
 
 
 def latest_round_kept(state: AgentState, subq: int) -> list[str]:
@@ -79,7 +87,7 @@ def make(kit: Kit) -> Any:
         if state.get("graded_final"):
             draft = state.get("draft", "")
             not_found = is_not_found(draft)
-            bridges = [p["answer"] for p in plan[:i] if p["status"] == "answered"]
+            bridges = bridge_answers(plan, i)
             if not draft.strip():  # the combined reply was unreadable: the plain answerer answers from the evidence
                 finished = bool(kept_now) or not n_tools
                 failure = "" if finished else "no evidence kept"

@@ -15,7 +15,7 @@ from agents.roles.router import default_query, resolve_route, with_first_call_to
 from graphs.budget import stop_reason
 from graphs.nodes.answer import best_supported
 from graphs.nodes.retrieve import add_candidates
-from graphs.state import fill_refs, initial_state, new_budget, new_subquestion
+from graphs.state import bridge_answers, fill_refs, initial_state, new_budget, new_subquestion
 from knowledge.models import Evidence
 from knowledge.settings import AgentConfig
 
@@ -235,3 +235,13 @@ def test_fill_refs_replaces_only_answered_references() -> None:
 def test_default_query_appends_only_answers_the_subquestion_lacks() -> None:
     assert default_query("When was #1 born?", ["Ivo Mrak"]) == "When was #1 born? Ivo Mrak"
     assert default_query("When was Ivo Mrak born?", ["ivo mrak", "1931"]) == "When was Ivo Mrak born? 1931"
+
+
+def test_bridges_are_only_the_answers_a_later_step_builds_on() -> None:
+    chain = [new_subquestion("Who directed Inception?"), new_subquestion("Where was #1 born?")]
+    chain[0] |= {"status": "answered", "answer": "Christopher Nolan"}
+    assert bridge_answers(chain, 1) == ["Christopher Nolan"]
+    sides = [new_subquestion("When was the Blue Lacy developed?"), new_subquestion("When was the Chesapeake bred?")]
+    sides[0] |= {"status": "answered", "answer": "19th century"}
+    sides[1] |= {"status": "answered", "answer": "19th century"}
+    assert bridge_answers(sides, 2) == []  # two sides of a comparison: the final answer may equal both
