@@ -75,10 +75,11 @@ def make_after_answer(kit: Kit) -> Any:
 
 
 def make_after_verify(kit: Kit) -> Any:
-    """One repair when the verifier found unsupported claims."""
+    """One repair when the verifier found unsupported claims and ``agent.repair`` is on."""
 
     def after_verify(state: AgentState) -> Literal["answer", "finalize"]:
-        if state.get("problems") and not state.get("repaired") and can_call(state["budget"], kit.cfg):
+        doubted = bool(state.get("problems")) and not state.get("repaired")
+        if kit.cfg.repair and doubted and can_call(state["budget"], kit.cfg):
             return "answer"
         return "finalize"
 

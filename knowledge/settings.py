@@ -123,7 +123,12 @@ class AgentConfig(BaseModel):
     """Sub-questions the planner may split a question into. Small models fill every slot offered (a third step
     restating the question), so 2 is the default; raise it for larger models and 3-4 hop questions."""
     verify: bool = True
-    """Check the answer's claims against the cited evidence (one repair attempt)."""
+    """Check the answer's claims against the cited evidence; the verdict goes out as the answer's ``verified``."""
+    repair: bool = False
+    """After a doubted answer, one more answer call told the verifier's objections. Off by default: on the 1.5B
+    every repair measured so far kept the draft (dev sets 2026-11-30: it replied NOT FOUND each time; 5 of 5
+    repairs on HotpotQA with the combined final call, 2026-12-01), so it cost one call in ~40 % of runs for no
+    change; the doubted draft goes out ``verified: false``. Try it with larger models."""
     verify_yes_no: bool = False
     """Also verify a bare yes/no answer. Off by default: the verdict is about a conclusion no passage states
     ("No" to "are X and Y in the same country?"), and on the three dev sets (1.5B, 99 runs) the verifier got 14

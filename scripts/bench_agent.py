@@ -34,6 +34,7 @@ from knowledge.postgres import is_postgres_url
 
 REPO = Path(__file__).resolve().parents[1]
 STRATEGIES = ("agent", "single_shot")
+"""The agent and its baseline (``--baseline``: ``single_shot`` or ``single_shot_fused``)."""
 
 
 def load_records(path: Path) -> list[dict[str, Any]]:
@@ -126,18 +127,99 @@ def verdicts(traces: RunStore, rows: list[dict[str, Any]], *, tenant: str) -> di
     return out
 
 
-def tabulate(folders: list[Path], traces: RunStore | None = None, *, tenant: str = "default") -> dict[str, Any]:
-    """Summaries per set (only the questions both strategies answered, so the pair is like for like)."""
+def decisions(traces: RunStore, rows: list[dict[str, Any]], *, tenant: str) -> dict[str, Any]:
+    """What the agent decided, from each run's ``done`` totals: routing by the plan (tools picked, and how often the
+    first pick includes a tool that found gold: the oracle), and the corrective loop (how often it fired, of what
+    kind, and how often a correction kept new evidence / led to an accepted answer)."""
+    picks: dict[str, int] = defaultdict(int)
+    kinds: dict[str, int] = defaultdict(int)
+    fired = recovered_runs = n_corr = kept = accepted = oracle_n = oracle_hit = 0
+    for r in rows:
+        done = _events(traces, r.get("run_id") or "", tenant, "done")
+        totals = done[-1].get("totals", {}) if done else {}
+        routes = totals.get("routes") or []
+        for route in routes:
+            picks[route.get("tool") or "fused (no usable pick)"] += 1
+        corrections = [c for c in totals.get("corrections") or [] if c.get("kind") != "give_up"]
+        fired += bool(corrections)
+        recovered_runs += any(c.get("accepted") for c in corrections)
+        for c in corrections:
+            n_corr += 1
+            kinds[c.get("kind", "?")] += 1
+            kept += bool(c.get("kept"))
+            accepted += bool(c.get("accepted"))
+        found_gold = {t for tools in (r.get("trajectory") or {}).get("gold_by_tool", {}).values() for t in tools}
+        first = routes[0].get("tool") if routes else None
+        if found_gold and first:
+            oracle_n += 1
+            oracle_hit += first in found_gold
+    n = max(len(rows), 1)
+    return {
+        "plan_tool_picks": dict(sorted(picks.items())),
+        "first_pick_found_gold": {"n": oracle_n, "share": round(oracle_hit / oracle_n, 3) if oracle_n else None},
+        "runs_with_correction_share": round(fired / n, 3),
+        "runs_recovered_by_correction_share": round(recovered_runs / n, 3),
+        "corrections": {
+            "n": n_corr,
+            "by_kind": dict(sorted(kinds.items())),
+            "kept_new_evidence": kept,
+            "led_to_accepted_answer": accepted,
+        },
+    }
+
+
+def versus(now: list[dict[str, Any]], before: list[dict[str, Any]]) -> dict[str, Any]:
+    """The agent now against an earlier agent's records of the same questions: paired F1 delta, calls, wall time."""
+    old = {r["question_id"]: r for r in before}
+    pairs = [(old[r["question_id"]], r) for r in now if r["question_id"] in old]
+    if not pairs:
+        return {"n": 0}
+    d = paired_delta(
+        "agent",
+        "f1",
+        [(a["scores"].get("f1") or 0.0) for a, _ in pairs],
+        [(b["scores"].get("f1") or 0.0) for _, b in pairs],
+        higher_is_better=True,
+    )
+    return {
+        "n": len(pairs),
+        "f1_before": round(100 * statistics.fmean((a["scores"].get("f1") or 0.0) for a, _ in pairs), 1),
+        "f1_now": round(100 * statistics.fmean((b["scores"].get("f1") or 0.0) for _, b in pairs), 1),
+        "f1_delta": {
+            "delta": round(100 * d.delta, 1),
+            "ci95": [round(100 * d.ci_low, 1), round(100 * d.ci_high, 1)],
+            "verdict": d.verdict,
+        },
+        "llm_calls_median_before": statistics.median(a["llm_calls"] for a, _ in pairs),
+        "llm_calls_median_now": statistics.median(b["llm_calls"] for _, b in pairs),
+        "wall_p50_s_before": round(statistics.median(a["latency_s"] for a, _ in pairs), 1),
+        "wall_p50_s_now": round(statistics.median(b["latency_s"] for _, b in pairs), 1),
+        "provenance_before": sorted({a.get("provenance") or "?" for a, _ in pairs}),
+    }
+
+
+def tabulate(
+    folders: list[Path],
+    traces: RunStore | None = None,
+    *,
+    tenant: str = "default",
+    baseline: str = "single_shot",
+    previous: dict[str, Path] | None = None,
+) -> dict[str, Any]:
+    """Summaries per set (only the questions both strategies answered, so the pair is like for like).
+
+    ``baseline``: the strategy the agent is paired with; ``previous``: per dataset, an earlier agent's records file
+    (``records/agent.jsonl``) to pair the agent with (was it better before?)."""
     results: dict[str, Any] = {}
     meta: dict[str, Any] = {}
     for folder in folders:
         run = json.loads((folder / "run.json").read_text())
         meta = {k: run[k] for k in ("model", "backend", "machine") if k in run} | {"date": run.get("started_at")}
-        by = {s: load_records(folder / "records" / f"{s}.jsonl") for s in STRATEGIES}
+        by = {s: load_records(folder / "records" / f"{s}.jsonl") for s in ("agent", baseline)}
         common = set.intersection(*({r["question_id"] for r in rows} for rows in by.values()))
         kept = {s: [r for r in rows if r["question_id"] in common] for s, rows in by.items()}
         results[run["dataset"]] = {s: summarise(rows) for s, rows in kept.items()}
-        base = {r["question_id"]: r["scores"].get("f1") or 0.0 for r in kept["single_shot"]}
+        base = {r["question_id"]: r["scores"].get("f1") or 0.0 for r in kept[baseline]}
         pairs = [(base[r["question_id"]], r["scores"].get("f1") or 0.0) for r in kept["agent"]]
         if pairs:
             d = paired_delta("agent", "f1", [a for a, _ in pairs], [b for _, b in pairs], higher_is_better=True)
@@ -149,15 +231,20 @@ def tabulate(folders: list[Path], traces: RunStore | None = None, *, tenant: str
         if traces is not None:
             results[run["dataset"]]["agent"]["roles"] = role_costs(traces, kept["agent"], tenant=tenant)
             results[run["dataset"]]["agent"]["verdicts"] = verdicts(traces, kept["agent"], tenant=tenant)
-    wins = [name for name, by in results.items() if by["agent"]["f1"] > by["single_shot"]["f1"]]
+            results[run["dataset"]]["agent"]["decisions"] = decisions(traces, kept["agent"], tenant=tenant)
+        if previous and run["dataset"] in previous:
+            earlier = load_records(previous[run["dataset"]])
+            results[run["dataset"]]["agent"]["vs_previous_agent"] = versus(by["agent"], earlier)
+    wins = [name for name, by in results.items() if by["agent"]["f1"] > by[baseline]["f1"]]
     cached_ok = all(by["agent"]["cached_share_per_run_median"] >= 0.7 for by in results.values())
     targets = {"agent_f1_wins": wins, "f1_target_met": len(wins) >= 2, "cached_share_target_met": cached_ok}
-    return {"meta": meta, "results": results, "targets": targets}
+    return {"meta": meta | {"baseline": baseline}, "results": results, "targets": targets}
 
 
 def markdown(report: dict[str, Any]) -> str:
     """A short table of the summaries and the targets."""
     m, t = report["meta"], report["targets"]
+    base = m.get("baseline", "single_shot")
     machine = m.get("machine", {})
     lines = [
         "# Agent vs single-shot on the multi-hop dev sets",
@@ -181,11 +268,11 @@ def markdown(report: dict[str, Any]) -> str:
             )
     lines += [
         "",
-        f"Targets: agent beats single-shot on F1 on ≥ 2 of 3 sets: **{'met' if t['f1_target_met'] else 'not met'}** "
+        f"Targets: agent beats {base} on F1 on ≥ 2 of 3 sets: **{'met' if t['f1_target_met'] else 'not met'}** "
         f"(wins: {', '.join(t['agent_f1_wins']) or 'none'}); agent's median cached share per run ≥ 70 % on every "
         f"set: **{'met' if t['cached_share_target_met'] else 'not met'}**.",
         "",
-        "Agent − single-shot F1 per set, paired on the same questions, 95 % bootstrap interval (2000 resamples): "
+        f"Agent − {base} F1 per set, paired on the same questions, 95 % bootstrap interval (2000 resamples): "
         + "; ".join(
             f"{name} {d['delta']:+.1f} [{d['ci95'][0]:+.1f}, {d['ci95'][1]:+.1f}] ({d['verdict']})"
             for name, by in report["results"].items()
@@ -193,6 +280,43 @@ def markdown(report: dict[str, Any]) -> str:
         )
         + ".",
     ]
+    before = {n: v for n, by in report["results"].items() if (v := by["agent"].get("vs_previous_agent", {})).get("n")}
+    if before:
+        lines += [
+            "",
+            "## The agent now against the previous agent's records of the same questions",
+            "",
+            "| set | n | F1 before | F1 now | Δ F1 [95 % CI] | calls p50 before → now | wall p50 s before → now |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for name, v in before.items():
+            d = v["f1_delta"]
+            lines.append(
+                f"| {name} | {v['n']} | {v['f1_before']} | {v['f1_now']} | {d['delta']:+.1f} [{d['ci95'][0]:+.1f}, "
+                f"{d['ci95'][1]:+.1f}] ({d['verdict']}) | {v['llm_calls_median_before']} → {v['llm_calls_median_now']} "
+                f"| {v['wall_p50_s_before']} → {v['wall_p50_s_now']} |"
+            )
+    decided = {n: by["agent"]["decisions"] for n, by in report["results"].items() if "decisions" in by["agent"]}
+    if decided:
+        lines += [
+            "",
+            "## What the agent decided (from each run's `done` totals)",
+            "",
+            "| set | plan's tool picks | first pick found gold | runs with a correction | runs recovered "
+            "| corrections by kind | kept new evidence | led to an accepted answer |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for name, dc in decided.items():
+            picks = ", ".join(f"{t} {c}" for t, c in dc["plan_tool_picks"].items())
+            oracle = dc["first_pick_found_gold"]
+            share = f"{oracle['share']:.0%} of {oracle['n']}" if oracle["share"] is not None else "–"
+            corr = dc["corrections"]
+            kinds = ", ".join(f"{k} {c}" for k, c in corr["by_kind"].items()) or "–"
+            lines.append(
+                f"| {name} | {picks} | {share} | {dc['runs_with_correction_share']:.0%} "
+                f"| {dc['runs_recovered_by_correction_share']:.0%} | {kinds} | {corr['kept_new_evidence']} "
+                f"| {corr['led_to_accepted_answer']} |"
+            )
     roles = {name: by["agent"]["roles"] for name, by in report["results"].items() if "roles" in by["agent"]}
     if roles:
         lines += [
@@ -236,10 +360,19 @@ def main() -> None:
         "--traces", help="the eval's run store: WAYPOINT_DATA_DIR/runs.sqlite, or WAYPOINT_POSTGRES_URL's postgresql://"
     )
     parser.add_argument("--tenant", default="default", help="the tenant the eval's runs were kept under")
+    parser.add_argument("--baseline", default="single_shot", help="the strategy the agent is paired with")
+    parser.add_argument(
+        "--previous",
+        action="append",
+        default=[],
+        metavar="DATASET=RECORDS",
+        help="an earlier agent's records.jsonl for DATASET, paired with the agent now (repeatable)",
+    )
     args = parser.parse_args()
+    previous = {k: Path(v) for k, _, v in (p.partition("=") for p in args.previous)}
     traces = open_traces(args.traces) if args.traces else None
     try:
-        report = tabulate(args.folders, traces, tenant=args.tenant)
+        report = tabulate(args.folders, traces, tenant=args.tenant, baseline=args.baseline, previous=previous)
     finally:
         if traces is not None:
             traces.close()

@@ -419,7 +419,7 @@ async def test_verify_failure_repairs_once(make_deps: MakeDeps) -> None:
             OK,
         ]
     )
-    envs = await run_all(make_deps(llm, **SEPARATE), Q2)
+    envs = await run_all(make_deps(llm, **SEPARATE, repair=True), Q2)
     assert "Nolan was born in Paris" in prompts(llm)[5]
     token_nodes = [t.node for t in of_kind(envs, "token")]
     assert token_nodes[0] == "answer" and token_nodes[-1] == "repair"
@@ -437,7 +437,7 @@ async def test_a_repair_that_finds_nothing_better_keeps_the_draft_unverified(mak
             "NOT FOUND",
         ]
     )
-    envs = await run_all(make_deps(llm, **SEPARATE), Q2)
+    envs = await run_all(make_deps(llm, **SEPARATE, repair=True), Q2)
     assert llm.remaining == 0  # no second verification of the same draft
     nodes = [e.node for e in of_kind(envs, "step_started")]
     assert nodes[-4:] == ["answer", "verify", "answer", "finalize"]
@@ -446,6 +446,15 @@ async def test_a_repair_that_finds_nothing_better_keeps_the_draft_unverified(mak
     assert [c.doc_id for c in answer.citations] == ["p-born"]
     repair = [s.summary for s in of_kind(envs, "step_finished") if s.node == "answer"][-1]
     assert repair["repair"] is True and repair["draft_kept"] is True
+
+
+async def test_a_doubted_answer_goes_out_unrepaired_by_default(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM([*separate_script()[:4], j(supported=False, unsupported_claims=["Nolan was born in London"])])
+    envs = await run_all(make_deps(llm, **SEPARATE), Q2)
+    assert llm.remaining == 0  # no repair call after the verifier's doubt
+    assert [e.node for e in of_kind(envs, "step_started")][-3:] == ["answer", "verify", "finalize"]
+    answer = of_kind(envs, "answer")[0]
+    assert answer.text == "London" and answer.verified is False
 
 
 @pytest.mark.parametrize("verify_yes_no", [False, True])
