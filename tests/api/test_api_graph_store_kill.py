@@ -1,9 +1,10 @@
 """The embedded graph store (FalkorDB, a redis-server child) killed with SIGKILL mid-run, on the real stack.
 
-Real runner, MiniLM, Qdrant local and FalkorDB; a scripted LLM whose router asks for graph_search and
-vector_search, and which kills the FalkorDB process right when the router decides (so the graph tool runs on a
-dead store). The run must end (``done``), with the graph tool's failure in its events and trace, the other tool
-still answering; and a next run works, on the same app and after a restart on the same data dir.
+Real runner, MiniLM, Qdrant local and FalkorDB; a scripted LLM whose plan routes the step to graph_search
+(run fused with vector_search on a first search), and which kills the FalkorDB process right when the planner
+decides (so the graph tool runs on a dead store). The run must end (``done``), with the graph tool's failure in
+its events and trace, the other tool still answering; and a next run works, on the same app and after a restart
+on the same data dir.
 """
 
 from __future__ import annotations
@@ -38,14 +39,13 @@ async def test_graph_store_killed_mid_run_is_a_tool_error_and_the_next_runs_work
 
     def reply(messages: Sequence[Message], options: CallOptions) -> str:
         props = set((options.json_schema or {}).get("properties", {}))
-        if "query" in props:  # the router: both tools, and the graph store dies right now
+        if "needs_retrieval" in props:  # the planner: a graph step, and the graph store dies right now
             if not killed:
                 for pid in servers_of(falkordb_dir):
                     os.kill(pid, signal.SIGKILL)
                     killed.append(pid)
-            return json.dumps(
-                {"tools": ["graph_search", "vector_search"], "query": "Harrow Point lighthouse", "reason": "facts"}
-            )
+            step = {"ask": QUESTION, "tool": "graph_search", "why": "facts about a named place"}
+            return json.dumps({"needs_retrieval": True, "answer_kind": "short", "steps": [step]})
         return lighthouse_reply(messages, options)
 
     files = [("files", (p.name, p.read_bytes(), "text/markdown")) for p in sample_documents()]

@@ -88,7 +88,7 @@ async def test_non_streaming_client_that_leaves_cancels_the_run(live: str, run_f
                 break
             await asyncio.sleep(0.02)
         assert len(run_fn.cancelled) == 1
-        run = (await c.get(f"/v1/runs/{run_fn.cancelled[0]}")).json()
+        run = (await c.get(f"/v1/runs/{run_fn.cancelled[0]}", timeout=10)).json()  # not the 0.5 s read bound
         assert run["status"] == "cancelled"
 
 
