@@ -18,6 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from agents.llm.radix import common_prefix
 from agents.llm.types import Message
 
 _VOLATILE = re.compile(
@@ -89,11 +90,4 @@ class PromptBuilder:
 
 def shared_prefix_chars(a: Sequence[Message], b: Sequence[Message]) -> int:
     """Characters two prompts share from the start (what a prefix cache can reuse)."""
-    sa = "\x00".join(m["content"] for m in a)
-    sb = "\x00".join(m["content"] for m in b)
-    n = 0
-    for x, y in zip(sa, sb, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
+    return common_prefix("\x00".join(m["content"] for m in a), "\x00".join(m["content"] for m in b))
