@@ -210,6 +210,11 @@ def _provenance(
     return prov
 
 
+def measuring_prefix_reuse(settings: Settings) -> Settings:
+    """``settings`` with the ideal radix reuse measured per run (``summary.json``'s ``radix_cached_share``)."""
+    return settings.model_copy(update={"agent": settings.agent.model_copy(update={"measure_prefix_reuse": True})})
+
+
 async def run_eval(
     settings: Settings,
     dataset: Dataset,
@@ -224,6 +229,7 @@ async def run_eval(
     if not config.strategies:
         raise EvalError("no strategy given")
     check_names(config.strategies)
+    settings = measuring_prefix_reuse(settings)
     if dataset.doc_files:  # a gold path its document lacks would score as a silent miss
         check_gold_paths(dataset, load_documents(dataset, settings.ingest), settings.tree)
     meta = _check_meta(out, dataset, config)

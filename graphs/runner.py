@@ -168,7 +168,8 @@ async def stream_run(deps: Deps, request: RunRequest) -> AsyncIterator[Envelope]
     async def produce(emit: Emit) -> Done:
         started = deps.clock()
         bind_routing_key(deps.tenant, thread_id)  # this task's LLM calls: one replica's cache (agents/llm/routing)
-        bind_radix_ledger()  # this run's prompts, for its ideal prefix reuse (agents/llm/radix)
+        if deps.settings.agent.measure_prefix_reuse:
+            bind_radix_ledger()  # this run's prompts, for its ideal prefix reuse (agents/llm/radix)
         if request.tenant is not None and request.tenant != deps.tenant:
             emit(
                 RunError(

@@ -85,7 +85,8 @@ async def stream_single_shot(deps: Deps, request: RunRequest, *, fused: bool = F
 
     async def produce(emit: Emit) -> Done:
         started = deps.clock()
-        bind_radix_ledger()  # this run's prompts, for its ideal prefix reuse (agents/llm/radix)
+        if deps.settings.agent.measure_prefix_reuse:
+            bind_radix_ledger()  # this run's prompts, for its ideal prefix reuse (agents/llm/radix)
         tools = first_search_tools(deps, request) if fused else [(request.tools or [BASELINE_TOOL])[0]]
         tools = tools or [BASELINE_TOOL]
         emit(RunStarted(question=request.question, thread_id=request.thread_id, tools=tools))

@@ -6,6 +6,7 @@ import operator
 import re
 from typing import Annotated, Literal, TypedDict
 
+from agents.roles.checks import names_something
 from knowledge.models import Evidence
 
 
@@ -213,6 +214,20 @@ def evidence_of(record: EvidenceRecord) -> Evidence:
 def earlier_answers(state: AgentState) -> list[str]:
     """Answers of the plan's steps before the current one, in order."""
     return [p["answer"] for p in state["plan"][: state["current"]] if p["status"] == "answered"]
+
+
+def referenced_answers(state: AgentState) -> list[str]:
+    """Answers of the earlier steps the current step builds on (its ``#n``), in order.
+
+    A step that refers to no earlier step and names something of its own is independent (one side of a comparison,
+    a first hop): the answers of its siblings do not belong in its query. One that names nothing builds on them all.
+    """
+    i = state["current"]
+    step = state["plan"][i]
+    refs = set(step.get("refs", []))
+    if not refs and not names_something(step.get("planned", step["text"])):
+        refs = set(range(i))  # "Where was that director born?": a dependent step whose planner forgot its #n
+    return [p["answer"] for n, p in enumerate(state["plan"][:i]) if n in refs and p["status"] == "answered"]
 
 
 _REF = re.compile(r"#(\d+)\b")

@@ -170,6 +170,10 @@ class AgentConfig(BaseModel):
     """When several tools search at once, each returns this many results before fusion keeps ``top_k``."""
     history_turns: int = 3
     """Earlier turns of a thread shown to the agent (question + answer each)."""
+    measure_prefix_reuse: bool = False
+    """Add the run's ideal radix reuse (``radix_cached_share``, agents/llm/radix) to ``done``: every prompt of the run
+    is tokenized by the backend before ``done`` goes out (two HTTP calls per LLM call). An eval metric: ``waypoint
+    eval`` turns it on, a served run leaves it off."""
     keep_dropped: bool = False
     """Append-only context: evidence the grader dropped stays in every later prompt until compaction prunes it, so
     no call re-reads what an earlier one had cached. On HotpotQA (1.5B, 10 questions) it served 78 % of prompt

@@ -47,6 +47,16 @@ def grounded(answer: str, evidence_texts: Iterable[str]) -> bool:
     return len(words & seen) >= GROUNDED_SHARE * len(words)
 
 
+def names_something(text: str) -> bool:
+    """True when ``text`` names an entity of its own: a capitalised word after its first, a number, or a quote.
+
+    "When was Kestrel Ford born?" names one; "Where was that director born?" names none (it leans on an earlier
+    step's answer).
+    """
+    words = re.findall(r"[^\W\d_][\w'-]*|\d+", text)
+    return any(w[0].isdigit() or w[0].isupper() for w in words[1:]) or bool(re.search(r"[\"“«]", text))
+
+
 def is_choice(question: str) -> bool:
     """True for an either/or question ("X or Y?"), whose answer is one of the entities it names."""
     return bool(re.search(r"\bor\b", question, re.IGNORECASE))

@@ -29,8 +29,8 @@ from graphs.state import (
     RouteChoice,
     SubQuestion,
     bridge_answers,
-    earlier_answers,
     fill_refs,
+    referenced_answers,
 )
 
 
@@ -205,7 +205,7 @@ def make(kit: Kit) -> Any:
             kind = step
             query = state["route"]["query"]
             if step == "rewrite":
-                query = rewrite_query(default_query(sq["text"], earlier_answers(state)), state["question"], past)
+                query = rewrite_query(default_query(sq["text"], referenced_answers(state)), state["question"], past)
                 if not query:  # every rewrite was sent already: another search would repeat one
                     meter.emit(Corrected(subq_index=i, action="give_up", reason=f"{failure}; no new query left"))
                     return "give_up"

@@ -16,7 +16,7 @@ from agents.roles.router import unnamed
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.events import Graded, GradeItem, Token
 from graphs.kit import Kit
-from graphs.state import AgentState, EvidenceRecord, earlier_answers
+from graphs.state import AgentState, EvidenceRecord, referenced_answers
 
 
 def make(kit: Kit) -> Any:
@@ -28,7 +28,7 @@ def make(kit: Kit) -> Any:
         kept_ids = [str(r["item"]["id"]) for r in records if r["status"] in ("kept", "compacted")]
         labels = [c.label for c in cands]
         sq = state["plan"][state["current"]]
-        earlier = unnamed(earlier_answers(state), sq["text"])
+        earlier = unnamed(referenced_answers(state), sq["text"])
         subq = f"{sq['text']} (earlier answers: {'; '.join(earlier)})" if earlier else sq["text"]
         cfg = kit.cfg
         final = (

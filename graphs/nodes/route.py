@@ -21,7 +21,7 @@ from graphs.budget import can_call
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.events import Routed
 from graphs.kit import Kit
-from graphs.state import AgentState, RouteChoice, earlier_answers
+from graphs.state import AgentState, RouteChoice, referenced_answers
 
 CORRECTIONS = ("rewrite", "widen", "switch", "final_search")
 
@@ -56,7 +56,7 @@ def make(kit: Kit) -> Any:
         allowed = [t for t in state["allowed_tools"] if t in kit.deps.tools]
         action = state.get("decision", "route")
         past = [(c["tool"], c["query"]) for c in state.get("tool_calls", []) if c["subq"] == i]
-        query = default_query(sq["text"], earlier_answers(state))
+        query = default_query(sq["text"], referenced_answers(state))
         fused = [t for t in cfg.first_call_tools if t in allowed]
         planned = sq.get("tool", "")
         llm_used = False

@@ -63,6 +63,25 @@ async def test_a_later_subquestion_gets_the_earlier_answer_for_its_reference(mak
     assert of_kind(envs, "answer")[0].text == "London"
 
 
+async def test_a_comparison_side_searches_without_the_other_sides_answer(make_deps: MakeDeps) -> None:
+    q = "Who was born first, Christopher Nolan or Ivo Mrak?"
+    script = [
+        j(needs_retrieval=True, subquestions=["When was Christopher Nolan born?", "When was Ivo Mrak born?"]),
+        grade_by("born", answer="1970"),
+        grade_by("Mrak", answer="Ivo Mrak"),
+        OK,
+    ]
+    llm, tool = (
+        ScriptedLLM(script),
+        ListTool(passages=[*PASSAGES, ("p-mrak", "Ivo Mrak", "Ivo Mrak (1931-2001), painter.")]),
+    )
+    envs = await run_all(make_deps(llm, [tool]), q)
+    # the second step names its own entity and refers to no earlier step: 1970 stays out of its query and grade
+    assert tool.queries == ["When was Christopher Nolan born?", "When was Ivo Mrak born?"]
+    assert "earlier answers" not in prompts(llm)[2]
+    assert of_kind(envs, "done")[0].totals["corrections_fired"] == 0
+
+
 async def test_separate_answer_call_streams_the_cited_answer(make_deps: MakeDeps) -> None:
     llm = ScriptedLLM(separate_script())
     envs = await run_all(make_deps(llm, **SEPARATE), Q2)

@@ -6,6 +6,7 @@ import pytest
 
 from agents.prompts import PromptTemplateError, render
 from agents.roles.answerer import cited_labels, is_not_found, is_yes_no, strip_citations
+from agents.roles.checks import names_something
 from agents.roles.compactor import Sized, estimate_tokens, over_budget, pick_for_compaction
 from agents.roles.decider import correction
 from agents.roles.grader import Candidate, keep_rules
@@ -15,7 +16,7 @@ from agents.roles.router import default_query, resolve_route, with_first_call_to
 from graphs.budget import stop_reason
 from graphs.nodes.answer import best_supported
 from graphs.nodes.retrieve import add_candidates
-from graphs.state import bridge_answers, fill_refs, initial_state, new_budget, new_subquestion
+from graphs.state import bridge_answers, fill_refs, initial_state, new_budget, new_subquestion, referenced_answers
 from knowledge.models import Evidence
 from knowledge.settings import AgentConfig
 
@@ -235,6 +236,20 @@ def test_fill_refs_replaces_only_answered_references() -> None:
 def test_default_query_appends_only_answers_the_subquestion_lacks() -> None:
     assert default_query("When was #1 born?", ["Ivo Mrak"]) == "When was #1 born? Ivo Mrak"
     assert default_query("When was Ivo Mrak born?", ["ivo mrak", "1931"]) == "When was Ivo Mrak born? 1931"
+
+
+def test_a_step_builds_on_its_references_or_on_all_earlier_answers_when_it_names_nothing() -> None:
+    def state(*steps: str) -> dict[str, object]:
+        plan = [new_subquestion(t) for t in steps]
+        for n, sq in enumerate(plan[:-1]):
+            sq |= {"status": "answered", "answer": f"A{n + 1}"}
+        return {"plan": plan, "current": len(plan) - 1}
+
+    assert referenced_answers(state("Who directed X?", "Who wrote Y?", "Where was #2 born?")) == ["A2"]
+    assert referenced_answers(state("When was Ivo Mrak born?", "When was Lena Sorb born?")) == []
+    assert referenced_answers(state("Who directed X?", "Where was that director born?")) == ["A1"]
+    assert not names_something("Where was that director born?") and names_something('When did "Heat" open?')
+    assert names_something("Who directed Inception?") and names_something("What happened in 1931?")
 
 
 def test_bridges_are_only_the_answers_a_later_step_builds_on() -> None:

@@ -1,4 +1,5 @@
-"""Every run reports its ideal radix reuse in ``done.totals``, computed from the prompts it actually sent."""
+"""With ``agent.measure_prefix_reuse`` (evals) a run reports its ideal radix reuse in ``done.totals``, computed from
+the prompts it actually sent; a served run (the default) tokenizes nothing and reports none."""
 
 from __future__ import annotations
 
@@ -26,7 +27,12 @@ async def _expected(llm: ScriptedLLM) -> tuple[int, int]:
 async def test_single_shot_run_credits_the_system_prefix_of_its_one_call(make_deps: MakeDeps) -> None:
     llm = ScriptedLLM([cite("born in London", "London")])
     question = "Where was Christopher Nolan born?"
-    envs = [e async for e in stream_single_shot(make_deps(llm, [ListTool()]), RunRequest(question=question))]
+    envs = [
+        e
+        async for e in stream_single_shot(
+            make_deps(llm, [ListTool()], measure_prefix_reuse=True), RunRequest(question=question)
+        )
+    ]
     totals = of_kind(envs, "done")[0].totals
     system_words = len(llm.calls[0][0][0]["content"].split())
     assert totals["radix_cached_tokens"] == system_words  # a first call reuses the warmed system prefix only
@@ -45,7 +51,7 @@ async def test_agent_run_reuse_matches_the_pure_computation_and_bounds_what_the_
             j(supported=True, unsupported_claims=[]),
         ]
     )
-    envs = await run_all(make_deps(llm), "Who directed Inception?")
+    envs = await run_all(make_deps(llm, measure_prefix_reuse=True), "Who directed Inception?")
     totals = of_kind(envs, "done")[0].totals
     prompt, cached = await _expected(llm)
     assert len(llm.calls) >= 2
@@ -68,7 +74,29 @@ async def test_a_tokenizer_that_hangs_leaves_the_figure_out_and_does_not_hold_up
     llm = SlowTokens([cite("born in London", "London")])
     started = time.monotonic()
     question = "Where was Christopher Nolan born?"
-    envs = [e async for e in stream_single_shot(make_deps(llm, [ListTool()]), RunRequest(question=question))]
+    envs = [
+        e
+        async for e in stream_single_shot(
+            make_deps(llm, [ListTool()], measure_prefix_reuse=True), RunRequest(question=question)
+        )
+    ]
     totals = of_kind(envs, "done")[0].totals
     assert time.monotonic() - started < 10
     assert "radix_cached_tokens" not in totals and totals["llm_calls"] == 1
+
+
+class CountingTokens(ScriptedLLM):
+    tokenized = 0
+
+    async def tokenize(self, messages: Any) -> list[int]:
+        self.tokenized += 1
+        return await super().tokenize(messages)
+
+
+async def test_a_served_run_tokenizes_nothing_and_reports_no_radix_figure(make_deps: MakeDeps) -> None:
+    llm = CountingTokens([cite("born in London", "London")])
+    question = "Where was Christopher Nolan born?"
+    envs = [e async for e in stream_single_shot(make_deps(llm, [ListTool()]), RunRequest(question=question))]
+    totals = of_kind(envs, "done")[0].totals
+    assert totals["llm_calls"] == 1 and llm.tokenized == 0
+    assert not any(key.startswith("radix_") for key in totals)
