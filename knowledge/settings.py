@@ -170,6 +170,10 @@ class AgentConfig(BaseModel):
     """When several tools search at once, each returns this many results before fusion keeps ``top_k``."""
     history_turns: int = 3
     """Earlier turns of a thread shown to the agent (question + answer each)."""
+    check_chain: bool = False
+    """Also check that a chained step's answer (``#n`` filled in, the last step's included) is stated in a kept
+    passage that names the answer it builds on, and that a final answer is grounded in the kept evidence; a failure
+    is corrected like any other (agents/roles/checks.py)."""
     measure_prefix_reuse: bool = False
     """Add the run's ideal radix reuse (``radix_cached_share``, agents/llm/radix) to ``done``: every prompt of the run
     is tokenized by the backend before ``done`` goes out (two HTTP calls per LLM call). An eval metric: ``waypoint

@@ -2,8 +2,10 @@
 
 A sub-answer read off by the grader is accepted only when it is non-empty, grounded in the evidence kept for it,
 more than an entity its sub-question already names, and not the answer of the earlier step it builds on. A final
-answer must not be a bridge answer (an intermediate step's answer) nor "not found" while evidence was kept. Each
-check returns the reason it failed (shown in the trace, and the correction's ``reason``), or ``""`` to accept.
+answer must not be a bridge answer (an intermediate step's answer) nor "not found" while evidence was kept. With
+``agent.check_chain``, a chained step's answer (the final one included) must be stated in a kept passage that also
+names the answer it builds on, and a final answer must be grounded in the kept evidence. Each check returns the
+reason it failed (shown in the trace, and the correction's ``reason``), or ``""`` to accept.
 """
 
 from __future__ import annotations
@@ -60,6 +62,23 @@ def names_something(text: str) -> bool:
 def is_choice(question: str) -> bool:
     """True for an either/or question ("X or Y?"), whose answer is one of the entities it names."""
     return bool(re.search(r"\bor\b", question, re.IGNORECASE))
+
+
+def stated_with(answer: str, bridge: str, evidence_texts: Iterable[str]) -> bool:
+    """True when one passage both grounds ``answer`` and names ``bridge`` (one of its content tokens): the fact
+    "#1 was born on D" is stated where #1 is named, not read off a passage about someone else."""
+    names = set(tokens(bridge))
+    return not names or any(grounded(answer, [text]) and names & set(tokens(text)) for text in evidence_texts)
+
+
+def check_chain(answer: str, *, builds_on: Sequence[str], run_texts: Sequence[str]) -> str:
+    """Why a chained step's answer is not accepted, or ``""``: no kept passage of the run states it together with
+    the answer it builds on (yes/no answers aside)."""
+    if not builds_on or set(tokens(answer)) <= _YES_NO:
+        return ""
+    if any(stated_with(answer, bridge, run_texts) for bridge in builds_on):
+        return ""
+    return "no kept passage states the answer together with the entity it builds on"
 
 
 def check_subanswer(answer: str, *, subq: str, evidence_texts: Sequence[str], builds_on: Sequence[str] = ()) -> str:

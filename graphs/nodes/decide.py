@@ -16,7 +16,7 @@ from typing import Any
 
 from agents.llm import LLMOutputError
 from agents.roles.answerer import cited_labels, is_not_found, strip_citations
-from agents.roles.checks import check_final, check_subanswer
+from agents.roles.checks import check_chain, check_final, check_subanswer, grounded
 from agents.roles.decider import decide, next_correction
 from agents.roles.router import default_query, rewrite_query
 from graphs.budget import answer_reserve, stop_reason
@@ -52,6 +52,15 @@ def kept_texts(state: AgentState, subq: int) -> list[str]:
     ]
 
 
+def run_texts(state: AgentState) -> list[str]:
+    """Pure: the text (title and body) of every item kept so far, for any step."""
+    return [
+        f"{r['item'].get('title', '')} {r['item'].get('text', '')}"
+        for r in state.get("evidence", [])
+        if r["status"] in ("kept", "compacted")
+    ]
+
+
 def settle(corrections: list[CorrectionRecord], subq: int, *, kept: bool, accepted: bool) -> list[CorrectionRecord]:
     """Pure: the outcome of the pending correction of ``subq`` (the latest one, while it has none)."""
     if corrections and corrections[-1]["subq"] == subq and corrections[-1]["kept"] is None:
@@ -62,6 +71,15 @@ def settle(corrections: list[CorrectionRecord], subq: int, *, kept: bool, accept
 def with_citations(draft: str, labels: list[str]) -> str:
     """Pure: a draft that cites nothing gets the labels its call kept (the combined call's ``relevant``)."""
     return f"{draft} [{', '.join(labels)}]" if labels and not cited_labels(draft) else draft
+
+
+def chain_failure(state: AgentState, plan: list[SubQuestion], i: int, answer: str, *, final: bool) -> str:
+    """Pure: why step ``i``'s ``answer`` fails the chain checks (``agent.check_chain``), or ``""``."""
+    texts = run_texts(state)
+    if final and not grounded(answer, texts):
+        return "answer not found in the kept evidence"
+    builds_on = [plan[r]["answer"] for r in plan[i].get("refs", []) if r < i and plan[r]["status"] == "answered"]
+    return check_chain(answer, builds_on=builds_on, run_texts=texts)
 
 
 def make(kit: Kit) -> Any:
@@ -95,6 +113,9 @@ def make(kit: Kit) -> Any:
                 failure = check_final(
                     strip_citations(draft), not_found=not_found, bridges=bridges, kept_evidence=bool(kept_now)
                 )
+                short = state.get("answer_kind", "short") != "prose"
+                if cfg.check_chain and short and not failure and not not_found:
+                    failure = chain_failure(state, plan, i, strip_citations(draft), final=True)
                 if not failure and not_found:
                     failure = "tool failed or found nothing" if tool_failed else "no evidence kept"
                 if not failure:
@@ -117,6 +138,8 @@ def make(kit: Kit) -> Any:
                 texts = kept_texts(state, i)
                 asked = sq.get("planned", sq["text"])
                 failure = check_subanswer(answer, subq=asked, evidence_texts=texts, builds_on=builds_on)
+                if cfg.check_chain and not failure:
+                    failure = chain_failure(state, plan, i, answer, final=False)
             elif n_tools and kept_now and state.get("answer_kind", "short") == "prose":
                 answer = f"see {', '.join(kept_now)}"  # a summary's step needs passages, not a phrase read off them
             elif n_tools and kept_now:

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from agents.roles.checks import check_final, check_subanswer, grounded, same_answer
+from agents.roles.checks import check_chain, check_final, check_subanswer, grounded, same_answer, stated_with
 from agents.roles.decider import next_correction
 from agents.roles.final import AnswerField
 from agents.roles.planner import clean_steps
@@ -38,6 +38,17 @@ def test_a_chained_step_may_not_repeat_the_answer_it_builds_on() -> None:
     assert reason == "answer repeats the earlier answer this step builds on"
     assert check_subanswer("London", subq="Where was Y born?", evidence_texts=EVIDENCE, builds_on=["Paris"]) == ""
     assert check_subanswer("", subq="Where?", evidence_texts=EVIDENCE) == "empty answer"
+
+
+def test_a_chained_answer_must_be_stated_where_its_bridge_is_named() -> None:
+    texts = ["Paul Lafargue (15 January 1842 - 1911) was a French writer.", "Johnny Cash was born 26 February 1932."]
+    assert stated_with("15 January 1842", "Paul Lafargue", texts)
+    assert not stated_with("26 February 1932", "Paul Lafargue", texts)  # grounded, but about someone else
+    reason = check_chain("26 February 1932", builds_on=["Paul Lafargue"], run_texts=texts)
+    assert reason == "no kept passage states the answer together with the entity it builds on"
+    assert check_chain("15 January 1842", builds_on=["Paul Lafargue"], run_texts=texts) == ""
+    assert check_chain("26 February 1932", builds_on=[], run_texts=texts) == ""  # not chained: nothing to check
+    assert check_chain("yes", builds_on=["Paul Lafargue"], run_texts=texts) == ""
 
 
 def test_final_checks() -> None:

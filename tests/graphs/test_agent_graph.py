@@ -281,6 +281,31 @@ async def test_a_final_answer_repeating_the_bridge_gets_one_search_for_the_quest
     assert record["kind"] == "final_search" and record["accepted"] is True
 
 
+async def test_a_final_answer_about_someone_else_is_corrected_when_chains_are_checked(make_deps: MakeDeps) -> None:
+    """The last hop reads a date off a passage that does not name the bridge: with ``check_chain`` the final check
+    refuses it and one fused search for the question recovers; without it the wrong date goes out."""
+    films = [p for p in PASSAGES if p[0] in ("p-nolan", "p-inception")]
+    kubrick = ("p-kubrick", "Kubrick early life", "When Stanley Kubrick was born: 26 July 1928.")
+    life = ("p-life", "Nolan early life", "Christopher Nolan: 30 July 1970, London.")
+    q = "When was the director of Inception born?"
+    first = [
+        planned(("Who directed Inception?", "vector_search"), ("When was #1 born?", "vector_search")),
+        grade_by("directed", answer="Christopher Nolan"),
+        grade_by("Kubrick", answer="26 July 1928"),  # Kubrick's birthday, not Nolan's
+    ]
+    runs = ((True, [grade_by("Nolan", answer="30 July 1970"), OK], "30 July 1970"), (False, [OK], "26 July 1928"))
+    for check, rest, expected in runs:
+        vec, graph = ListTool("vector_search", [*films, kubrick]), ListTool("graph_search", [life])
+        llm = ScriptedLLM([*first, *rest])
+        envs = await run_all(make_deps(llm, [vec, graph], check_chain=check, routing="plan"), q)
+        assert of_kind(envs, "answer")[0].text == expected and llm.remaining == 0
+        fixes = of_kind(envs, "correction")
+        if check:
+            assert [f.action for f in fixes] == ["final_search"] and "builds on" in fixes[0].reason
+        else:
+            assert fixes == []
+
+
 async def test_a_failed_final_check_is_bounded_to_one_search(make_deps: MakeDeps) -> None:
     llm = ScriptedLLM(
         [
