@@ -1,9 +1,8 @@
-"""Vector engines side by side at corpus scale: qdrant-client local mode (Waypoint's embedded default) vs Qdrant Edge
-(``qdrant-edge-py``, the Qdrant engine in-process), same points, same queries, same filter; writes
+"""Vector engines side by side at corpus scale: qdrant-client local mode vs Qdrant Edge (``qdrant-edge-py``, the
+Qdrant engine in-process, Waypoint's embedded default), same points, same queries, same filter; writes
 docs/bench/vector_engines-<N>.{json,md}.
 
-    pip install --no-deps --target .waypoint/edge-pkgs qdrant-edge-py==0.9.0   # not a Waypoint dependency (yet)
-    PYTHONPATH=$PWD:$PWD/.waypoint/edge-pkgs python scripts/bench_vector_engines.py 5000
+    PYTHONPATH=$PWD python scripts/bench_vector_engines.py 5000   # qdrant-edge-py is a dependency (pyproject)
 
 Points: the first N passages of the scale corpus (scripts/make_scale_corpus.py), each with its real BM25 sparse
 vector (Waypoint's encoder) and a random unit 384-d dense vector (brute-force cost does not depend on the values;
