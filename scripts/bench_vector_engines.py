@@ -12,13 +12,13 @@ Each search asks for the top 10 under a "live" payload filter, as Waypoint's sea
 local mode's top 10 that Edge returns too (1.0: the same results).
 """
 
+import argparse
 import importlib
 import json
 import os
 import platform
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from importlib.metadata import version
@@ -29,10 +29,15 @@ from qdrant_client import QdrantClient, models
 
 from knowledge.sparse import BM25Encoder
 
-qe = importlib.import_module("qdrant_edge")  # not a Waypoint dependency: installed beside it (see above)
+qe = importlib.import_module("qdrant_edge")  # qdrant-edge-py, pinned in pyproject
 
-n = int(sys.argv[1])
-corpus = sys.argv[2] if len(sys.argv) > 2 else ".waypoint/scale/corpus-20000.jsonl"
+parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+parser.add_argument("n", type=int, help="points to index (the first N passages of the corpus)")
+parser.add_argument(
+    "corpus", nargs="?", default=".waypoint/scale/corpus-20000.jsonl", help="scripts/make_scale_corpus.py output"
+)
+args = parser.parse_args()
+n, corpus = args.n, args.corpus
 recs = [json.loads(line) for line in Path(corpus).read_text().splitlines()][:n]
 enc = BM25Encoder()
 rng = np.random.default_rng(0)

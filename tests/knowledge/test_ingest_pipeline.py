@@ -1,4 +1,5 @@
-"""Ingestion against real Qdrant local mode and the real MiniLM: idempotence, replace, delete, sinks, bad input."""
+"""Ingestion against the real embedded Qdrant (the default engine) and the real MiniLM: idempotence, replace,
+delete, sinks, bad input."""
 
 from __future__ import annotations
 
