@@ -105,7 +105,7 @@ def test_postgres_checked_only_when_configured(tmp_path: Path, pg_database: str)
 def test_vectors_on_a_data_dir_of_the_other_engine(tmp_path: Path) -> None:
     from knowledge.vector_store import open_vector_store
 
-    edge = Settings(data_dir=tmp_path)
+    edge = Settings(data_dir=tmp_path, qdrant=QdrantConfig(engine="edge"))
     ok = doc.check_vectors(edge)
     assert ok.status == "ok" and ok.name == "qdrant (edge)"
     local = Settings(data_dir=tmp_path, qdrant=QdrantConfig(engine="local"))

@@ -234,8 +234,8 @@ async def test_edge_engine_ingests_searches_and_persists_across_reopen(
 ) -> None:
     """The real ingest path on Qdrant Edge (the default): hidden until live, found by every mode, still there after a
     reopen."""
-    settings = Settings(data_dir=tmp_path / "data")
-    assert settings.qdrant.engine == "edge"
+    assert QdrantConfig().engine == "edge"  # the default (explicit below: WAYPOINT_QDRANT_ENGINE may be set)
+    settings = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(engine="edge"))
     store = open_vector_store(settings)
     assert isinstance(store, EdgeStore)
     ing = Ingestor(settings, embedder, store)
@@ -263,7 +263,7 @@ async def test_edge_engine_ingests_searches_and_persists_across_reopen(
 @pytest.mark.skipif(not HAS_EDGE, reason="needs qdrant-edge-py")
 def test_a_data_dir_of_one_engine_is_refused_by_the_other(tmp_path: Path) -> None:
     local = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(engine="local"))
-    edge = Settings(data_dir=tmp_path / "data")  # the default engine: a data dir from before the switch
+    edge = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(engine="edge"))  # the default, on an older dir
     store = open_vector_store(local)
     store.ensure_tenant("t", 4)
     store.close()
