@@ -169,6 +169,7 @@ shard.close()
 commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
 out = {
     "points": n,
+    "corpus": corpus,
     "queries": len(qs),
     "commit": commit,
     "cpus": os.cpu_count(),
@@ -185,7 +186,7 @@ lines = [
     "",
     f"Commit {commit}; {os.cpu_count()} shared cores (1-min load {out['load_avg_1m_end']} at the end); qdrant-client "
     f"{out['qdrant_client']} local mode vs qdrant-edge-py {out['qdrant_edge_py']}; top 10 under a payload filter, "
-    f"{len(qs)} queries; index s: {res_index}.",
+    f"{len(qs)} queries; the first {n} passages of {corpus}; index s: {res_index}.",
     "",
     "| mode | local mode p50 ms | Edge p50 ms | Edge p95 ms | top-10 overlap |",
     "|---|---|---|---|---|",
