@@ -22,9 +22,9 @@ class QdrantConfig(BaseModel):
     """Weight of the dense ranking in hybrid fusion (the sparse ranking weighs 1.0)."""
     engine: Literal["local", "edge"] = "edge"
     """Embedded engine when ``url`` is unset (``WAYPOINT_QDRANT_ENGINE``): ``edge`` (default), Qdrant Edge, the
-    real engine in-process (``qdrant-edge-py``, in ``DATA_DIR/qdrant-edge``; ~25-45 ms per hybrid query at 5k
-    points), or qdrant-client ``local`` mode (in ``DATA_DIR/qdrant``; scores in Python: over a second per hybrid
-    query there, the same top 10; docs/bench/vector_engines-5000.md). A data dir indexed by one engine is refused
+    real engine in-process (``qdrant-edge-py``, in ``DATA_DIR/qdrant-edge``; 4-45 ms hybrid p50 at 5k points,
+    by machine load), or qdrant-client ``local`` mode (in ``DATA_DIR/qdrant``; scores in Python: 0.24-2.1 s per
+    hybrid query there, the same top 10; docs/bench/vector_engines-5000.md). A data dir indexed by one engine is refused
     by the other: keep the engine it was built with, or re-ingest."""
     layout: Literal["collection", "payload"] = "collection"
     """Tenancy (``WAYPOINT_QDRANT_LAYOUT``): a collection per tenant, or one collection partitioned by an
