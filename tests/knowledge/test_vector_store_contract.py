@@ -207,7 +207,7 @@ async def test_ingest_and_search_two_tenants_in_one_collection(
     tmp_path: Path, embedder: Embedder, corpus_path: Path, engine: str
 ) -> None:
     """The real ingest path on the payload layout: two tenants share a collection, each finds only its own."""
-    qdrant = QdrantConfig(layout="payload", engine=engine)  # type: ignore[arg-type]
+    qdrant = QdrantConfig(layout="payload", engine=engine)
     settings = Settings(data_dir=tmp_path / "data", qdrant=qdrant)
     store = open_vector_store(settings)
     assert isinstance(store, EdgeStore if engine == "edge" else QdrantStore)
