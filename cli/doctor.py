@@ -105,11 +105,23 @@ def check_tcp(name: str, url: str, default_port: int, fix: str, *, timeout_s: fl
 
 
 def check_vectors(settings: Settings) -> Check:
-    """Qdrant: the server is ready, or the data dir is writable for local mode."""
+    """Qdrant: the server is ready; or the embedded engine is installed, the data dir is its own and writable."""
     if settings.qdrant.url:
         url = settings.qdrant.url.rstrip("/") + "/readyz"
         return check_http("qdrant", url, "start Qdrant or fix WAYPOINT_QDRANT_URL")
-    return check_writable("qdrant (local mode)", settings.data_dir)
+    from knowledge.vector_store import engine_conflict
+
+    engine = settings.qdrant.engine
+    name = "qdrant (edge)" if engine == "edge" else "qdrant (local mode)"
+    if engine == "edge" and importlib.util.find_spec("qdrant_edge") is None:
+        return Check(name, "fail", "qdrant-edge-py is not installed",
+                     "pip install -e . (or set WAYPOINT_QDRANT_ENGINE=local)")  # fmt: skip
+    problem = engine_conflict(settings)
+    if problem:
+        other = "local" if engine == "edge" else "edge"
+        fix = f"set WAYPOINT_QDRANT_ENGINE={other}, or re-ingest into a fresh data dir (WAYPOINT_DATA_DIR)"
+        return Check(name, "fail", problem, fix)
+    return check_writable(name, settings.data_dir)
 
 
 def check_graph(settings: Settings) -> Check:

@@ -52,7 +52,7 @@ class Services:
     embedder: CachedEmbedder
     """The configured embedding model behind the persistent cache."""
     vectors: VectorStore
-    """The vector store (one client per process: qdrant-client local mode allows no second one)."""
+    """The vector store (one client per process: neither embedded engine, Edge or local mode, allows a second one)."""
     indexes: Indexes
     """The knowledge-graph runtime (None when it could not start) and the tree store."""
     ingestor: Ingestor

@@ -115,7 +115,7 @@ def main() -> None:
         help="An embedding cache copied in first (the dev passages are embedded already).",
     )
     parser.add_argument("--ingest-only", action="store_true")
-    parser.add_argument("--engine", choices=("local", "edge"), default="local", help="Embedded vector engine.")
+    parser.add_argument("--engine", choices=("local", "edge"), default="edge", help="Embedded vector engine.")
     parser.add_argument("--per-set", type=int, default=20, help="Questions timed per dev set.")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()

@@ -44,7 +44,8 @@ def _sparse(rng: random.Random, vocab: int) -> SparseVector:
 
 
 def bench_layout(layout: str, args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
-    settings = Settings(data_dir=data_dir, qdrant=QdrantConfig(url=args.url, layout=layout))  # type: ignore[arg-type]
+    qdrant = QdrantConfig(url=args.url, layout=layout, engine="local")
+    settings = Settings(data_dir=data_dir, qdrant=qdrant)
     store = open_vector_store(settings)
     assert isinstance(store, QdrantStore), "bench_tenancy measures the qdrant-client engine"
     rng = random.Random(args.seed)

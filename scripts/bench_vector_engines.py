@@ -1,9 +1,8 @@
-"""Vector engines side by side at corpus scale: qdrant-client local mode (Waypoint's embedded default) vs Qdrant Edge
-(``qdrant-edge-py``, the Qdrant engine in-process), same points, same queries, same filter; writes
+"""Vector engines side by side at corpus scale: qdrant-client local mode vs Qdrant Edge (``qdrant-edge-py``, the
+Qdrant engine in-process, Waypoint's embedded default), same points, same queries, same filter; writes
 docs/bench/vector_engines-<N>.{json,md}.
 
-    pip install --no-deps --target .waypoint/edge-pkgs qdrant-edge-py==0.9.0   # not a Waypoint dependency (yet)
-    PYTHONPATH=$PWD:$PWD/.waypoint/edge-pkgs python scripts/bench_vector_engines.py 5000
+    PYTHONPATH=$PWD python scripts/bench_vector_engines.py 5000   # qdrant-edge-py is a dependency (pyproject)
 
 Points: the first N passages of the scale corpus (scripts/make_scale_corpus.py), each with its real BM25 sparse
 vector (Waypoint's encoder) and a random unit 384-d dense vector (brute-force cost does not depend on the values;
@@ -13,13 +12,13 @@ Each search asks for the top 10 under a "live" payload filter, as Waypoint's sea
 local mode's top 10 that Edge returns too (1.0: the same results).
 """
 
+import argparse
 import importlib
 import json
 import os
 import platform
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from importlib.metadata import version
@@ -30,10 +29,15 @@ from qdrant_client import QdrantClient, models
 
 from knowledge.sparse import BM25Encoder
 
-qe = importlib.import_module("qdrant_edge")  # not a Waypoint dependency: installed beside it (see above)
+qe = importlib.import_module("qdrant_edge")  # qdrant-edge-py, pinned in pyproject
 
-n = int(sys.argv[1])
-corpus = sys.argv[2] if len(sys.argv) > 2 else ".waypoint/scale/corpus-20000.jsonl"
+parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+parser.add_argument("n", type=int, help="points to index (the first N passages of the corpus)")
+parser.add_argument(
+    "corpus", nargs="?", default=".waypoint/scale/corpus-20000.jsonl", help="scripts/make_scale_corpus.py output"
+)
+args = parser.parse_args()
+n, corpus = args.n, args.corpus
 recs = [json.loads(line) for line in Path(corpus).read_text().splitlines()][:n]
 enc = BM25Encoder()
 rng = np.random.default_rng(0)
@@ -165,6 +169,7 @@ shard.close()
 commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
 out = {
     "points": n,
+    "corpus": corpus,
     "queries": len(qs),
     "commit": commit,
     "cpus": os.cpu_count(),
@@ -181,7 +186,7 @@ lines = [
     "",
     f"Commit {commit}; {os.cpu_count()} shared cores (1-min load {out['load_avg_1m_end']} at the end); qdrant-client "
     f"{out['qdrant_client']} local mode vs qdrant-edge-py {out['qdrant_edge_py']}; top 10 under a payload filter, "
-    f"{len(qs)} queries; index s: {res_index}.",
+    f"{len(qs)} queries; the first {n} passages of {corpus}; index s: {res_index}.",
     "",
     "| mode | local mode p50 ms | Edge p50 ms | Edge p95 ms | top-10 overlap |",
     "|---|---|---|---|---|",

@@ -1,4 +1,5 @@
-"""Vector storage behind the ``VectorStore`` protocol; Qdrant is the adapter (see ``qdrant.py`` for tenancy).
+"""Vector storage behind the ``VectorStore`` protocol; Qdrant is the engine: a server (``qdrant.py``), or embedded
+in the data dir: Qdrant Edge (``edge.py``, the default) or qdrant-client local mode (``qdrant.py``).
 
 ``open_vector_store(settings)`` opens the configured store; there is no process-wide registry: the
 composition root (``graphs.services``) opens it once and passes it to everything that needs it.
@@ -19,6 +20,7 @@ from knowledge.vector_store.base import (
     VectorStore,
     VectorStoreError,
 )
+from knowledge.vector_store.config import QdrantConfig
 from knowledge.vector_store.edge import EdgeStore
 from knowledge.vector_store.layout import make_layout
 from knowledge.vector_store.qdrant import QdrantStore
@@ -37,25 +39,28 @@ __all__ = [
     "VectorPoint",
     "VectorStore",
     "VectorStoreError",
+    "engine_conflict",
     "open_vector_store",
 ]
 
 
 def open_vector_store(settings: Settings) -> QdrantStore | EdgeStore:
     """Open the store these settings name: a Qdrant server if ``qdrant.url`` is set, else the embedded engine
-    (``qdrant.engine``: Qdrant Edge in ``DATA_DIR/qdrant-edge`` or qdrant-client local mode in ``DATA_DIR/qdrant``).
+    (``qdrant.engine``: Qdrant Edge in ``DATA_DIR/qdrant-edge``, the default, or qdrant-client local mode in
+    ``DATA_DIR/qdrant``).
 
     A data dir indexed by one embedded engine is refused by the other (its registry says the documents are
     indexed, but the other engine's folder is empty): say which engine, or re-ingest into a fresh data dir.
 
-    Each call opens a new client, which the caller closes. qdrant-client local mode allows one client per
-    path, so a process opens it once (``graphs.services.open_services``) and passes it on.
+    Each call opens a new client, which the caller closes. Both embedded engines allow one client per data
+    dir (a second open raises ``VectorStoreError``), so a process opens it once
+    (``graphs.services.open_services``) and passes it on; processes sharing vectors need a server.
     """
     from qdrant_client import QdrantClient
 
     cfg = settings.qdrant
     if not cfg.url:
-        _check_engine(settings, cfg.engine)
+        _check_engine(settings)
     if not cfg.url and cfg.engine == "edge":
         root = settings.path("qdrant-edge", ".keep").parent.resolve()
         return EdgeStore(
@@ -87,16 +92,30 @@ def open_vector_store(settings: Settings) -> QdrantStore | EdgeStore:
 _ENGINE_DIRS = {"edge": "qdrant-edge", "local": "qdrant"}
 
 
-def _check_engine(settings: Settings, engine: str) -> None:
-    """Refuse a data dir whose vectors another embedded engine holds while this engine's folder is empty."""
+def engine_conflict(settings: Settings) -> str | None:
+    """Why the embedded engine cannot open this data dir (another engine indexed it), or None when it can."""
+    if settings.qdrant.url:
+        return None
+    engine = settings.qdrant.engine
     own = settings.data_dir / _ENGINE_DIRS[engine]
     other_engine = "local" if engine == "edge" else "edge"
     other = settings.data_dir / _ENGINE_DIRS[other_engine]
-    if _holds_collections(other) and not _holds_collections(own):
-        raise VectorStoreError(
-            f"the data dir {str(settings.data_dir)!r} was indexed by the {other_engine!r} vector engine, not "
-            f"{engine!r}; set WAYPOINT_QDRANT_ENGINE={other_engine} or re-ingest into a fresh data dir"
-        )
+    if not _holds_collections(other) or _holds_collections(own):
+        return None
+    default = " (the default)" if engine == QdrantConfig().engine else ""
+    return (
+        f"the data dir {str(settings.data_dir)!r} was indexed by the {other_engine!r} vector engine (its vectors are "
+        f"in {str(other)!r}), but the {engine!r} engine{default} is selected. Either keep that engine: set "
+        f"WAYPOINT_QDRANT_ENGINE={other_engine}; or re-ingest the documents with {engine!r} into a fresh data dir "
+        "(WAYPOINT_DATA_DIR=<new dir> waypoint ingest ...; this dir's registry already lists them as indexed)"
+    )
+
+
+def _check_engine(settings: Settings) -> None:
+    """Refuse a data dir whose vectors another embedded engine holds while this engine's folder is empty."""
+    problem = engine_conflict(settings)
+    if problem:
+        raise VectorStoreError(problem)
 
 
 def _holds_collections(folder: Path) -> bool:

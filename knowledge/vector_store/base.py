@@ -92,8 +92,12 @@ class VectorStore(Protocol):
         """Delete the tenant's collection."""
         ...
 
+    def points(self, tenant: str) -> dict[str, dict[str, Any]]:
+        """Every stored point of a tenant, live or not: caller id -> payload (reads them all; for inspection)."""
+        ...
+
     def close(self) -> None:
-        """Release the client (and the local-mode lock on the data dir)."""
+        """Release the client (and an embedded engine's lock on the data dir)."""
         ...
 
 

@@ -1,16 +1,22 @@
 """Qdrant Edge adapter (``qdrant-edge-py``): the Qdrant engine in-process, one shard folder per collection.
 
-The embedded alternative to qdrant-client local mode, which scores every point in Python (hybrid search over 5k
-points took over a second there; docs/bench/vector_engines-5000.md). Same points, same named vectors (``dense``
-cosine, ``sparse`` with IDF), same tenancy layouts and the same RRF hybrid query as ``QdrantStore``.
+The default embedded engine (``WAYPOINT_QDRANT_ENGINE=edge``). qdrant-client local mode, the other one, scores
+every point in Python (hybrid search over 5k points took over a second there, Edge ~45 ms with the same top 10;
+docs/bench/vector_engines-5000.md). Same points, same named vectors (``dense`` cosine, ``sparse`` with IDF), same
+tenancy layouts and the same RRF hybrid query as ``QdrantStore``.
 Edge 0.9.0 binds ``MatchValue(True)`` as the integer 1, so visibility is filtered on a keyword copy of ``live``
 (``_state``: ``live`` / ``hidden``), never shown to callers.
+
+One client per data dir, like local mode: the store holds an exclusive lock on ``root/.lock`` from open to
+``close()``, so a second open (in this process or another) is refused at once rather than on its first shard
+(Edge's own WAL lock). Several processes sharing vectors need a Qdrant server (``WAYPOINT_QDRANT_URL``).
 """
 
 from __future__ import annotations
 
 import importlib
 import json
+import os
 import shutil
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -27,6 +33,7 @@ SPARSE = "sparse"
 STATE = "_state"
 """Internal keyword mirror of ``live`` (what searches filter on)."""
 _META = "waypoint.json"
+_LOCK = ".lock"
 _BATCH = 256
 
 
@@ -47,6 +54,26 @@ def _errors(action: str, name: str) -> Iterator[None]:
         raise VectorStoreError(f"vector store {action} on {name!r} failed: {exc}") from exc
 
 
+def _lock_folder(root: Path) -> int | None:
+    """Take the exclusive lock on ``root/.lock`` (a file descriptor; None where ``fcntl`` is missing)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: Edge's own WAL lock still refuses a second writer of a shard
+        return None
+    root.mkdir(parents=True, exist_ok=True)
+    fd = os.open(root / _LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(fd)
+        raise VectorStoreError(
+            f"cannot open the vector store at {str(root)!r}: another client holds it ({exc.strerror}). Qdrant Edge "
+            "allows one client per data dir: open it once per process and pass it on; several processes sharing "
+            "vectors need a Qdrant server (WAYPOINT_QDRANT_URL)"
+        ) from exc
+    return fd
+
+
 class EdgeStore:
     """``VectorStore`` over Qdrant Edge shards in ``root`` (one per collection); calls are serialised by a lock."""
 
@@ -63,6 +90,7 @@ class EdgeStore:
     ) -> None:
         self.qe = _edge()
         self.root = root
+        self._lock_fd = _lock_folder(root)
         self.layout: Layout = layout or CollectionPerTenant()
         self.prefetch_limit = prefetch_limit
         self.rrf_k = rrf_k
@@ -223,13 +251,37 @@ class EdgeStore:
                 shard.close()
             shutil.rmtree(self.root / name, ignore_errors=True)
 
+    def points(self, tenant: str) -> dict[str, dict[str, Any]]:
+        """Every stored point of a tenant, live or not: caller id -> payload (reads them all; for inspection)."""
+        name, qe = self.collection(tenant), self.qe
+        scope = self.layout.scope(tenant)
+        out: dict[str, dict[str, Any]] = {}
+        with self._lock, _errors("scroll", name):
+            shard = self._shard(name)
+            offset = None
+            while shard is not None:
+                request = qe.ScrollRequest(
+                    offset=offset, limit=_BATCH, filter=self._filter(scope) if scope else None, with_payload=True
+                )
+                records, offset = shard.scroll(request)
+                for r in records:
+                    payload = {key: v for key, v in dict(r.payload or {}).items() if key != STATE}
+                    pid, view = self.layout.caller_view(str(r.id), payload)
+                    out[pid] = view
+                if offset is None:
+                    break
+        return out
+
     def close(self) -> None:
-        """Flush and close every open shard."""
+        """Flush and close every open shard, then release the data dir (closing twice is harmless)."""
         with self._lock:
             for shard in self._shards.values():
                 shard.flush()
                 shard.close()
             self._shards.clear()
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)  # releases the flock
+                self._lock_fd = None
 
     def _need(self, name: str) -> Any:
         shard = self._shard(name)

@@ -1,4 +1,5 @@
-"""Qdrant adapter: local mode on disk in the data dir by default, a server when ``settings.qdrant.url`` is set.
+"""Qdrant adapter over qdrant-client: a server when ``settings.qdrant.url`` is set, or local mode on disk in the data
+dir (``WAYPOINT_QDRANT_ENGINE=local``; the embedded default is Qdrant Edge, ``edge.py``).
 
 Tenancy: a ``Layout`` (``layout.py``) maps a tenant to its collection, stored ids and filter
 conditions: a collection per tenant (default) or Qdrant's payload-partitioned multitenancy (one
@@ -160,6 +161,25 @@ class QdrantStore:
                 return
             self.client.delete_collection(name)
             self._known.discard(name)
+
+    def points(self, tenant: str) -> dict[str, dict[str, Any]]:
+        """Every stored point of a tenant, live or not: caller id -> payload (reads them all; for inspection)."""
+        name = self.collection(tenant)
+        scope = self.layout.scope(tenant)
+        out: dict[str, dict[str, Any]] = {}
+        with self._lock, _errors("scroll", name):
+            if not self._exists(name):
+                return out
+            offset: models.ExtendedPointId | None = None
+            while True:
+                records, offset = self.client.scroll(
+                    name, scroll_filter=_match(scope) if scope else None, limit=_BATCH, offset=offset, with_payload=True
+                )
+                for r in records:
+                    pid, view = self.layout.caller_view(str(r.id), dict(r.payload or {}))
+                    out[pid] = view
+                if offset is None:
+                    return out
 
     def close(self) -> None:
         """Close the client."""

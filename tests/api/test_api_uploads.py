@@ -26,7 +26,7 @@ from knowledge.embeddings.local import LocalEmbedder
 from knowledge.ingest import Ingestor, upload_doc_id
 from knowledge.settings import Settings
 from knowledge.trees.sink import build_tree_sink
-from knowledge.vector_store import QdrantStore, open_vector_store
+from knowledge.vector_store import VectorStore, open_vector_store
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,7 @@ def embedder() -> Embedder:
 
 
 @pytest.fixture
-def stores(api_settings: Settings, embedder: Embedder) -> Iterator[tuple[Ingestor, QdrantStore]]:
+def stores(api_settings: Settings, embedder: Embedder) -> Iterator[tuple[Ingestor, VectorStore]]:
     store = open_vector_store(api_settings)
     sink, trees = build_tree_sink(api_settings)
     ingestor = Ingestor(api_settings, embedder, store, sinks=[sink])
@@ -46,7 +46,7 @@ def stores(api_settings: Settings, embedder: Embedder) -> Iterator[tuple[Ingesto
 
 
 @pytest.fixture
-async def client(api_settings: Settings, stores: tuple[Ingestor, QdrantStore]) -> AsyncIterator[httpx.AsyncClient]:
+async def client(api_settings: Settings, stores: tuple[Ingestor, VectorStore]) -> AsyncIterator[httpx.AsyncClient]:
     ingestor, _ = stores
     deps = AppDeps(run=ScriptedRun(), documents=IngestorDocuments(ingestor))
 
@@ -150,7 +150,7 @@ HOSTILE: list[tuple[str, bytes]] = [
 
 @pytest.mark.parametrize(("name", "data"), HOSTILE, ids=[n for n, _ in HOSTILE])
 async def test_hostile_files_get_a_4xx_or_a_per_file_error_and_lose_nothing(
-    client: httpx.AsyncClient, stores: tuple[Ingestor, QdrantStore], name: str, data: bytes
+    client: httpx.AsyncClient, stores: tuple[Ingestor, VectorStore], name: str, data: bytes
 ) -> None:
     ingestor, store = stores
     ingestor.cfg = ingestor.cfg.model_copy(update={"max_file_bytes": 2 * 1024 * 1024})
@@ -189,7 +189,7 @@ async def test_a_loader_crash_is_that_files_error_and_the_rest_of_the_job_goes_i
 
 
 async def test_unbroken_text_is_stored_in_chunks_capped_in_characters(
-    client: httpx.AsyncClient, stores: tuple[Ingestor, QdrantStore]
+    client: httpx.AsyncClient, stores: tuple[Ingestor, VectorStore]
 ) -> None:
     import base64
 
@@ -197,6 +197,5 @@ async def test_unbroken_text_is_stored_in_chunks_capped_in_characters(
     job = await _job(client, await _upload(client, ("unbroken.txt", body)))
     assert job["status"] == "done" and job["result"]["documents"] == 1, job
     _, store = stores
-    records, _ = store.client.scroll(store.collection("default"), limit=10_000, with_payload=True)
-    texts = [str((r.payload or {})["text"]) for r in records]
+    texts = [str(p["text"]) for p in store.points("default").values()]
     assert len(texts) > 20 and max(len(t) for t in texts) <= 8 * 256

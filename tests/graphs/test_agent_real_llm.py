@@ -1,4 +1,4 @@
-"""The agent end to end with real parts: the default embedded model (Qwen2.5 1.5B), MiniLM, Qdrant local mode.
+"""The agent end to end with real parts: the default embedded model (Qwen2.5 1.5B), MiniLM, the embedded Qdrant.
 
 The 0.5B test model plans this question right but then reads Kubrick's birthplace for Nolan's; the agent is
 built for the default model, so that is the one its end-to-end test holds to.

@@ -1,4 +1,5 @@
-"""Fixtures of the ingestion / vector-search tests: the real MiniLM (once per session), real Qdrant local mode."""
+"""Fixtures of the ingestion / vector-search tests: the real MiniLM (once per session), the real embedded vector
+store of the default engine (Qdrant Edge; ``WAYPOINT_QDRANT_ENGINE=local`` runs them on qdrant-client local mode)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from knowledge.ingest import Ingestor
 from knowledge.loaders import iter_corpus
 from knowledge.models import Document
 from knowledge.settings import Settings
-from knowledge.vector_store import QdrantStore, open_vector_store
+from knowledge.vector_store import VectorStore, open_vector_store
 
 DATA = Path(__file__).parent / "data"
 CORPUS = DATA / "passages.jsonl"
@@ -35,15 +36,15 @@ def cached_embedder(embedder: Embedder, settings: Settings) -> Iterator[CachedEm
 
 
 @pytest.fixture
-def store(settings: Settings) -> Iterator[QdrantStore]:
-    """Real qdrant-client local mode in the test's data dir."""
+def store(settings: Settings) -> Iterator[VectorStore]:
+    """The real embedded vector store (the configured engine) in the test's data dir."""
     s = open_vector_store(settings)
     yield s
     s.close()
 
 
 @pytest.fixture
-def ingestor(settings: Settings, cached_embedder: CachedEmbedder, store: QdrantStore) -> Iterator[Ingestor]:
+def ingestor(settings: Settings, cached_embedder: CachedEmbedder, store: VectorStore) -> Iterator[Ingestor]:
     """An ingestor over the real model and the real local store."""
     ing = Ingestor(settings, cached_embedder, store)
     yield ing

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from cli import app
 from cli import doctor as doc
-from knowledge.settings import LocalLLMConfig, Settings
+from knowledge.settings import LocalLLMConfig, QdrantConfig, Settings
 
 
 @dataclass(frozen=True)
@@ -100,6 +100,22 @@ def test_postgres_checked_only_when_configured(tmp_path: Path, pg_database: str)
     bad_url = f"postgresql://root@127.0.0.1:{free_port()}/postgres"
     down = doc.check_postgres(Settings(data_dir=tmp_path, postgres_url=bad_url), timeout_s=2)
     assert down is not None and down.status == "fail" and "WAYPOINT_POSTGRES_URL" in down.fix
+
+
+def test_vectors_on_a_data_dir_of_the_other_engine(tmp_path: Path) -> None:
+    from knowledge.vector_store import open_vector_store
+
+    edge = Settings(data_dir=tmp_path, qdrant=QdrantConfig(engine="edge"))
+    ok = doc.check_vectors(edge)
+    assert ok.status == "ok" and ok.name == "qdrant (edge)"
+    local = Settings(data_dir=tmp_path, qdrant=QdrantConfig(engine="local"))
+    store = open_vector_store(local)
+    store.ensure_tenant("t", 4)
+    store.close()
+    assert doc.check_vectors(local).status == "ok"
+    refused = doc.check_vectors(edge)  # the default engine on a data dir local mode indexed
+    assert refused.status == "fail" and "'local' vector engine" in refused.detail
+    assert "WAYPOINT_QDRANT_ENGINE=local" in refused.fix and "re-ingest" in refused.fix
 
 
 def test_chromium_missing_is_only_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

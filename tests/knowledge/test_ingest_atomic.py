@@ -29,7 +29,7 @@ from knowledge.models import Chunk, Document
 from knowledge.settings import Settings
 from knowledge.trees import TreeStore
 from knowledge.trees.sink import TreeSink
-from knowledge.vector_store import QdrantStore, open_vector_store
+from knowledge.vector_store import VectorStore, open_vector_store
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -69,7 +69,7 @@ def falkordb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FalkorDBServe
 @dataclass
 class Stores:
     settings: Settings
-    vectors: QdrantStore
+    vectors: VectorStore
     trees: TreeStore
     port: int
 
@@ -84,8 +84,7 @@ class Stores:
 
     def state(self, tenant: str, ing: Ingestor) -> dict[str, Any]:
         """Everything of a tenant in every store, tenant-independent (so two tenants compare)."""
-        records, _ = self.vectors.client.scroll(self.vectors.collection(tenant), limit=1000, with_payload=True)
-        payloads = [dict(r.payload or {}) for r in records]
+        payloads = list(self.vectors.points(tenant).values())
         vectors = sorted((str(p["doc_id"]), str(p["chunk_id"]), bool(p["live"])) for p in payloads)
         trees = {d: t.content_hash for d, _ in self.trees.documents(tenant) if (t := self.trees.tree(tenant, d))}
         return {

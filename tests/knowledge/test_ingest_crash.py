@@ -13,7 +13,7 @@ from knowledge.ingest import Ingestor
 from knowledge.models import Document
 from knowledge.settings import Settings
 from knowledge.sparse import BM25Encoder
-from knowledge.vector_store import QdrantStore, VectorStoreError, open_vector_store
+from knowledge.vector_store import VectorStore, VectorStoreError, open_vector_store
 
 V1 = [
     Document(id="a", title="Owls", text="Owls hunt mice at night.", source="mem:a"),
@@ -30,9 +30,8 @@ class Crash(BaseException):
     """Stands in for the process dying: not an ``Exception``, so nothing in the pipeline catches it."""
 
 
-def _points(store: QdrantStore, tenant: str = "t") -> dict[str, dict[str, Any]]:
-    records, _ = store.client.scroll(store.collection(tenant), limit=1000, with_payload=True)
-    return {str(r.id): dict(r.payload or {}) for r in records}
+def _points(store: VectorStore, tenant: str = "t") -> dict[str, dict[str, Any]]:
+    return store.points(tenant)
 
 
 def _by_doc(points: dict[str, dict[str, Any]], live_only: bool = False) -> dict[str, set[str]]:
@@ -81,7 +80,7 @@ def _crash_in(monkeypatch: pytest.MonkeyPatch, obj: object, method: str, *, part
 def test_crash_mid_ingest_is_never_half_visible_and_rerun_matches_clean_run(
     settings: Settings,
     cached_embedder: CachedEmbedder,
-    store: QdrantStore,
+    store: VectorStore,
     clean_final: dict[str, dict[str, Any]],
     monkeypatch: pytest.MonkeyPatch,
     target: str,
@@ -114,7 +113,7 @@ def test_crash_mid_ingest_is_never_half_visible_and_rerun_matches_clean_run(
 def test_crash_before_commit_is_rolled_forward_by_recovery(
     settings: Settings,
     cached_embedder: CachedEmbedder,
-    store: QdrantStore,
+    store: VectorStore,
     clean_final: dict[str, dict[str, Any]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -131,7 +130,7 @@ def test_crash_before_commit_is_rolled_forward_by_recovery(
 
 
 def test_crash_mid_delete_finishes_on_recovery(
-    settings: Settings, cached_embedder: CachedEmbedder, store: QdrantStore, monkeypatch: pytest.MonkeyPatch
+    settings: Settings, cached_embedder: CachedEmbedder, store: VectorStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ing = Ingestor(settings, cached_embedder, store)
     ing.ingest_documents(V1, "t")
@@ -146,7 +145,7 @@ def test_crash_mid_delete_finishes_on_recovery(
 
 
 def test_store_error_mid_batch_is_reported_and_leaves_no_orphans(
-    settings: Settings, cached_embedder: CachedEmbedder, store: QdrantStore, monkeypatch: pytest.MonkeyPatch
+    settings: Settings, cached_embedder: CachedEmbedder, store: VectorStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ing = Ingestor(settings, cached_embedder, store)
     ing.ingest_documents(V1, "t")

@@ -1,4 +1,5 @@
-"""Ingestion against real Qdrant local mode and the real MiniLM: idempotence, replace, delete, sinks, bad input."""
+"""Ingestion against the real embedded Qdrant (the default engine) and the real MiniLM: idempotence, replace,
+delete, sinks, bad input."""
 
 from __future__ import annotations
 
@@ -9,18 +10,12 @@ from knowledge.embeddings import CachedEmbedder
 from knowledge.ingest import Ingestor
 from knowledge.models import Chunk, Document
 from knowledge.settings import Settings
-from knowledge.vector_store import QdrantStore
+from knowledge.vector_store import VectorStore
 
 
-def _points(store: QdrantStore, tenant: str) -> dict[str, dict[str, object]]:
+def _points(store: VectorStore, tenant: str) -> dict[str, dict[str, object]]:
     """Every point of a tenant: id -> payload."""
-    out: dict[str, dict[str, object]] = {}
-    offset = None
-    while True:
-        records, offset = store.client.scroll(store.collection(tenant), limit=256, offset=offset, with_payload=True)
-        out.update({str(r.id): dict(r.payload or {}) for r in records})
-        if offset is None:
-            return out
+    return store.points(tenant)
 
 
 def _doc(doc_id: str, text: str, title: str = "Note") -> Document:
@@ -44,7 +39,7 @@ class RecordingSink:
 
 
 def test_corpus_ingest_is_idempotent(
-    ingestor: Ingestor, store: QdrantStore, cached_embedder: CachedEmbedder, corpus_path: Path
+    ingestor: Ingestor, store: VectorStore, cached_embedder: CachedEmbedder, corpus_path: Path
 ) -> None:
     first = ingestor.ingest_corpus(corpus_path, "t1")
     assert len(first.added) == 24 and first.chunks == 24 and not first.failed
@@ -58,7 +53,7 @@ def test_corpus_ingest_is_idempotent(
     assert _points(store, "t1") == before
 
 
-def test_changed_document_replaces_exactly_its_own_points(ingestor: Ingestor, store: QdrantStore) -> None:
+def test_changed_document_replaces_exactly_its_own_points(ingestor: Ingestor, store: VectorStore) -> None:
     docs = [_doc("a", "Owls hunt mice at night."), _doc("b", "Voles dig burrows in meadows.")]
     ingestor.ingest_documents(docs, "t1")
     before = _points(store, "t1")
@@ -95,7 +90,7 @@ def test_sink_failure_keeps_the_old_version(settings: Settings, cached_embedder,
     ing.close()
 
 
-def test_tenants_are_isolated(ingestor: Ingestor, store: QdrantStore) -> None:
+def test_tenants_are_isolated(ingestor: Ingestor, store: VectorStore) -> None:
     ingestor.ingest_documents([_doc("a", "Owls hunt mice.")], "alpha")
     ingestor.ingest_documents([_doc("a", "Completely different text.")], "beta")
     assert [v["text"] for v in _points(store, "alpha").values()] == ["Owls hunt mice."]
@@ -104,7 +99,7 @@ def test_tenants_are_isolated(ingestor: Ingestor, store: QdrantStore) -> None:
 
 
 def test_bad_inputs_are_reported_per_file_and_the_rest_is_ingested(
-    ingestor: Ingestor, store: QdrantStore, tmp_path: Path
+    ingestor: Ingestor, store: VectorStore, tmp_path: Path
 ) -> None:
     src = tmp_path / "docs"
     src.mkdir()

@@ -1,13 +1,16 @@
 """The ``VectorStore`` contract, run on both tenancy layouts (collection per tenant, payload-partitioned).
 
-Local mode always runs; the same tests run against a Qdrant server when ``WAYPOINT_QDRANT_URL`` is set
-(each run uses its own tenant names, and the server's shared collection is left with no points of them).
+Both embedded engines always run (Qdrant Edge, the default, and qdrant-client local mode); the same tests run
+against a Qdrant server when ``WAYPOINT_QDRANT_URL`` is set (each run uses its own tenant names, and the server's
+shared collection is left with no points of them).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +28,7 @@ from knowledge.vector_store import (
     QdrantStore,
     VectorPoint,
     VectorStoreError,
+    engine_conflict,
     open_vector_store,
 )
 from knowledge.vector_store.layout import POINT_ID_KEY, SHARED_COLLECTION, TENANT_KEY, PayloadPartitioned
@@ -156,6 +160,23 @@ def test_filters_combine_with_the_tenant(vstore: QdrantStore | EdgeStore, tenant
         vstore.search(a, dense=[1, 0, 0, 0], sparse=None, filters={"tenant": b})  # cannot widen to another tenant
 
 
+def test_points_lists_a_tenants_points_under_the_callers_ids(
+    vstore: QdrantStore | EdgeStore, tenants: tuple[str, str]
+) -> None:
+    a, b = tenants
+    assert vstore.points(a) == {}  # no collection yet
+    for t in tenants:
+        vstore.ensure_tenant(t, 4)
+    pa, pb = _ids(300), _ids(1)  # more than one scroll page
+    vstore.upsert(a, [_point(pid, f"d{i}", [1, 0, 0, 0], 1) for i, pid in enumerate(pa)])
+    vstore.upsert(b, [_point(pb[0], "db", [0, 1, 0, 0], 2)])
+    vstore.set_live(a, pa[:1])
+    got = vstore.points(a)
+    assert set(got) == set(pa) and got[pa[0]]["live"] is True and got[pa[1]]["live"] is False
+    assert got[pa[7]]["doc_id"] == "d7" and set(got[pa[7]]) == {"doc_id", "source", "chunk_id", "live"}
+    assert list(vstore.points(b)) == pb
+
+
 def test_bad_tenant_and_wrong_dimension_are_refused(vstore: QdrantStore | EdgeStore, tenants: tuple[str, str]) -> None:
     a, _ = tenants
     with pytest.raises(BadTenantError):
@@ -167,19 +188,35 @@ def test_bad_tenant_and_wrong_dimension_are_refused(vstore: QdrantStore | EdgeSt
         vstore.ensure_tenant(a, 8)
 
 
+def _points_in(store: QdrantStore | EdgeStore, collection: str) -> int:
+    """Every point of a collection, whatever tenant (read past the store's tenant scoping)."""
+    if isinstance(store, QdrantStore):
+        return store.client.count(collection, exact=True).count
+    shard = store._shard(collection)
+    return 0 if shard is None else int(shard.count(store.qe.CountRequest(exact=True)))
+
+
+EMBEDDED = [
+    pytest.param("edge", id="edge", marks=pytest.mark.skipif(not HAS_EDGE, reason="needs qdrant-edge-py")),
+    pytest.param("local", id="local"),
+]
+
+
+@pytest.mark.parametrize("engine", EMBEDDED)
 async def test_ingest_and_search_two_tenants_in_one_collection(
-    tmp_path: Path, embedder: Embedder, corpus_path: Path
+    tmp_path: Path, embedder: Embedder, corpus_path: Path, engine: str
 ) -> None:
     """The real ingest path on the payload layout: two tenants share a collection, each finds only its own."""
-    settings = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(layout="payload"))
+    qdrant = QdrantConfig(layout="payload", engine=engine)
+    settings = Settings(data_dir=tmp_path / "data", qdrant=qdrant)
     store = open_vector_store(settings)
-    assert isinstance(store, QdrantStore)
+    assert isinstance(store, EdgeStore if engine == "edge" else QdrantStore)
     ing = Ingestor(settings, embedder, store)
     try:
         assert len(ing.ingest_corpus(corpus_path, "alpha").added) == 24
         assert len(ing.ingest_corpus(corpus_path, "beta").added) == 24
         assert store.collection("alpha") == store.collection("beta")
-        assert store.client.count(SHARED_COLLECTION, exact=True).count == 48
+        assert _points_in(store, SHARED_COLLECTION) == 48
         assert ing.delete_document("p06", "alpha")
         alpha, beta = VectorSearchTool(embedder, store, "alpha"), VectorSearchTool(embedder, store, "beta")
         assert "p06" not in {e.doc_id for e in await alpha.search("XK-4471", k=5)}
@@ -195,7 +232,9 @@ async def test_ingest_and_search_two_tenants_in_one_collection(
 async def test_edge_engine_ingests_searches_and_persists_across_reopen(
     tmp_path: Path, embedder: Embedder, corpus_path: Path
 ) -> None:
-    """The real ingest path on Qdrant Edge: hidden until live, found by every mode, still there after a reopen."""
+    """The real ingest path on Qdrant Edge (the default): hidden until live, found by every mode, still there after a
+    reopen."""
+    assert QdrantConfig().engine == "edge"  # the default (explicit below: WAYPOINT_QDRANT_ENGINE may be set)
     settings = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(engine="edge"))
     store = open_vector_store(settings)
     assert isinstance(store, EdgeStore)
@@ -224,12 +263,14 @@ async def test_edge_engine_ingests_searches_and_persists_across_reopen(
 @pytest.mark.skipif(not HAS_EDGE, reason="needs qdrant-edge-py")
 def test_a_data_dir_of_one_engine_is_refused_by_the_other(tmp_path: Path) -> None:
     local = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(engine="local"))
-    edge = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(engine="edge"))
+    edge = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(engine="edge"))  # the default, on an older dir
     store = open_vector_store(local)
     store.ensure_tenant("t", 4)
     store.close()
-    with pytest.raises(VectorStoreError, match="WAYPOINT_QDRANT_ENGINE=local"):
+    with pytest.raises(VectorStoreError, match="WAYPOINT_QDRANT_ENGINE=local") as refused:
         open_vector_store(edge)
+    assert "'edge' engine (the default)" in str(refused.value) and "re-ingest" in str(refused.value)
+    assert engine_conflict(edge) == str(refused.value) and engine_conflict(local) is None
     fresh = Settings(data_dir=tmp_path / "fresh", qdrant=QdrantConfig(engine="edge"))
     other = open_vector_store(fresh)
     other.ensure_tenant("t", 4)
@@ -237,3 +278,32 @@ def test_a_data_dir_of_one_engine_is_refused_by_the_other(tmp_path: Path) -> Non
     with pytest.raises(VectorStoreError, match="WAYPOINT_QDRANT_ENGINE=edge"):
         open_vector_store(fresh.model_copy(update={"qdrant": QdrantConfig(engine="local")}))
     open_vector_store(edge.model_copy(update={"data_dir": tmp_path / "empty"})).close()  # nothing indexed: fine
+
+
+@pytest.mark.skipif(not HAS_EDGE, reason="needs qdrant-edge-py")
+def test_edge_refuses_a_second_process_on_its_data_dir(tmp_path: Path) -> None:
+    """Edge has no multi-process sharing: another process opening the same data dir is refused at open."""
+    settings = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(engine="edge"))
+    probe = (
+        "import sys\n"
+        "from knowledge.settings import QdrantConfig, Settings\n"
+        "from knowledge.vector_store import VectorStoreError, open_vector_store\n"
+        "s = Settings(data_dir=sys.argv[1], qdrant=QdrantConfig(engine='edge'))\n"
+        "try:\n    open_vector_store(s).close()\nexcept VectorStoreError as e:\n    print(e)\n    sys.exit(3)\n"
+    )
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+
+    def other_process() -> subprocess.CompletedProcess[str]:
+        args = [sys.executable, "-c", probe, str(settings.data_dir)]
+        return subprocess.run(args, capture_output=True, text=True, env=env, timeout=120, check=False)
+
+    store = open_vector_store(settings)
+    try:
+        store.ensure_tenant("t", 4)
+        refused = other_process()
+        assert refused.returncode == 3, refused.stderr
+        assert "cannot open the vector store" in refused.stdout and "WAYPOINT_QDRANT_URL" in refused.stdout
+    finally:
+        store.close()
+    assert other_process().returncode == 0  # released on close

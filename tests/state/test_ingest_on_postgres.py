@@ -1,4 +1,4 @@
-"""The real ingestor with its document registry in Postgres (selected by ``postgres_url``), over Qdrant local mode."""
+"""The real ingestor with its document registry in Postgres (selected by ``postgres_url``), over the embedded Qdrant."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ two replicas over one Postgres share runs, live event streams, threads, cancella
 The servers are the real ``waypoint serve`` command with a scripted agent (tests/state/replica_server.py):
 the LLM and the retrieval stores are not what these tests are about. The thread memory is a real
 LangGraph checkpointer (Postgres when ``WAYPOINT_POSTGRES_URL`` is set). No vector or graph store
-is used: with the embedded defaults Qdrant local mode locks its folder, so replicas need a Qdrant
+is used: with the embedded defaults the embedded Qdrant (Edge) locks its folder, so replicas need a Qdrant
 server (``WAYPOINT_QDRANT_URL``) and FalkorDB/Neo4j on the network; each replica here has its own
 data dir and nothing in it is shared.
 """

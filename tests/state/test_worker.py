@@ -144,7 +144,7 @@ async def test_a_worker_killed_mid_job_is_replaced_and_nothing_is_missing_or_dou
     lines = [
         json.dumps({"id": f"p{i:05d}", "title": f"P{i}", "text": f"Passage {i} about item {i * 7}."}) for i in range(n)
     ]
-    data = tmp_path / "worker-data"  # both workers use it in turn: Qdrant local mode locks the folder while open
+    data = tmp_path / "worker-data"  # both workers use it in turn: the embedded Qdrant locks the folder while open
     async with _api(settings) as c:
         files = [("files", ("corpus.jsonl", "\n".join(lines).encode(), "application/jsonl"))]
         job = (await c.post("/v1/documents", files=files)).json()

@@ -1,4 +1,4 @@
-"""The tree sink inside the real ingestion pipeline (packaged MiniLM, Qdrant local mode)."""
+"""The tree sink inside the real ingestion pipeline (packaged MiniLM, the embedded Qdrant)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """One section-lookup question through ``tree_search`` with real parts: the embedded 0.5B navigator (llama.cpp),
-MiniLM + Qdrant local mode for the narrowing hybrid search, the tree built by ingest of a committed document."""
+MiniLM + the embedded Qdrant for the narrowing hybrid search, the tree built by ingest of a committed document."""
 
 from __future__ import annotations
 
