@@ -74,6 +74,32 @@ def _lock_folder(root: Path) -> int | None:
     return fd
 
 
+TIE_MARGIN = 8
+"""Hits fetched past ``k`` at first, so that equal scores at the cut are broken by id, not by Edge's order."""
+
+
+def _by_score(hits: list[Hit]) -> list[Hit]:
+    """Best first, equal scores by id: Edge orders ties differently from one query to the next, and the same query
+    must give the same list."""
+    return sorted(hits, key=lambda h: (-h.score, h.id))
+
+
+def rrf(rankings: Sequence[Sequence[Hit]], weights: Sequence[float], k: int) -> list[Hit]:
+    """Weighted reciprocal-rank fusion with qdrant-client's formula (``1 / ((rank + 1) / w + k - 1)``), ties by id.
+
+    Fused here rather than by Edge's ``Fusion.Rrf`` so that ties inside each ranking are cut by id first: Edge's
+    own fusion ranks tied prefetch hits in an order that changes between identical queries.
+    """
+    scores: dict[str, float] = {}
+    first: dict[str, Hit] = {}
+    for ranking, weight in zip(rankings, weights, strict=True):
+        for rank, hit in enumerate(ranking):
+            if weight > 0:
+                scores[hit.id] = scores.get(hit.id, 0.0) + 1 / ((rank + 1.0) / weight + k - 1.0)
+            first.setdefault(hit.id, hit)
+    return _by_score([Hit(id=i, score=s, payload=first[i].payload) for i, s in scores.items()])
+
+
 class EdgeStore:
     """``VectorStore`` over Qdrant Edge shards in ``root`` (one per collection); calls are serialised by a lock."""
 
@@ -203,16 +229,34 @@ class EdgeStore:
             kwargs = {"query": qe.Query.Nearest(dense_q, using=DENSE), "filter": flt}
         else:
             limit = max(self.prefetch_limit, k)
-            prefetches = [
-                qe.Prefetch(limit, query=qe.Query.Nearest(dense_q, using=DENSE), filter=flt),
-                qe.Prefetch(limit, query=qe.Query.Nearest(sparse_q, using=SPARSE), filter=flt),
-            ]
-            kwargs = {"prefetches": prefetches, "query": qe.Fusion.Rrf(k=self.rrf_k, weights=[self.dense_weight, 1.0])}
+            with self._lock, _errors("query", name):
+                shard = self._shard(name)
+                if shard is None:
+                    return []
+                ranked = [
+                    self._top(shard, limit, filter=flt, query=q)
+                    for q in (qe.Query.Nearest(dense_q, using=DENSE), qe.Query.Nearest(sparse_q, using=SPARSE))
+                ]
+            return rrf(ranked, [self.dense_weight, 1.0], self.rrf_k)[:k]
         with self._lock, _errors("query", name):
             shard = self._shard(name)
             if shard is None:
                 return []
-            points = shard.query(qe.QueryRequest(limit=k, with_payload=True, **kwargs))
+            return self._top(shard, k, **kwargs)
+
+    def _top(self, shard: Any, k: int, **request: Any) -> list[Hit]:
+        """The ``k`` best hits of one query, equal scores by id: fetched past ``k`` until the cut falls between two
+        different scores (or everything was fetched), so which tied points make the cut never depends on Edge."""
+        if k < 1:
+            return []
+        n = k + TIE_MARGIN
+        while True:
+            hits = _by_score(self._hits(shard.query(self.qe.QueryRequest(limit=n, with_payload=True, **request))))
+            if len(hits) < n or len(hits) <= k or hits[-1].score != hits[k - 1].score:
+                return hits[:k]
+            n *= 2
+
+    def _hits(self, points: Sequence[Any]) -> list[Hit]:
         hits = []
         for p in points:
             payload = {key: v for key, v in dict(p.payload or {}).items() if key != STATE}

@@ -307,3 +307,21 @@ def test_edge_refuses_a_second_process_on_its_data_dir(tmp_path: Path) -> None:
     finally:
         store.close()
     assert other_process().returncode == 0  # released on close
+
+
+def test_equal_scores_give_the_same_list_every_time(vstore: QdrantStore | EdgeStore, tenants: tuple[str, str]) -> None:
+    """Ties (here: identical vectors; in hybrid search, RRF's rank 1 + 2 against 2 + 1) are cut the same way on
+    every query, so one question always gets one answer's evidence (Edge: ties go by id)."""
+    a, _ = tenants
+    vstore.ensure_tenant(a, 4)
+    ids = _ids(12)
+    vstore.upsert(a, [_point(pid, f"d{n}", [1, 0, 0, 0], 7) for n, pid in enumerate(ids)])
+    vstore.set_live(a, ids)
+    for mode in ("dense", "sparse", "hybrid"):
+        runs = [
+            [h.id for h in vstore.search(a, dense=[1, 0, 0, 0], sparse=SparseVector([7], [1.0]), mode=mode, k=3)]
+            for _ in range(6)
+        ]
+        assert len(runs[0]) == 3 and all(r == runs[0] for r in runs), mode
+        if isinstance(vstore, EdgeStore):
+            assert runs[0] == sorted(ids)[:3], mode
