@@ -122,7 +122,7 @@ def main() -> None:
     if not url:
         sys.exit("set WAYPOINT_POSTGRES_URL")
     if max(args.workers) > 1 and not os.environ.get("WAYPOINT_QDRANT_URL"):
-        sys.exit("more than one worker needs WAYPOINT_QDRANT_URL (Qdrant local mode locks its folder)")
+        sys.exit("more than one worker needs WAYPOINT_QDRANT_URL (the embedded engines lock their folder)")
     rows = []
     for n in args.workers:
         tenant = f"bench-{n}w-{int(time.time())}"
@@ -144,7 +144,8 @@ def main() -> None:
         print(json.dumps(row))
         rows.append(row)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    machine = {"cpus": os.cpu_count(), "qdrant": "server" if os.environ.get("WAYPOINT_QDRANT_URL") else "local"}
+    embedded = os.environ.get("WAYPOINT_QDRANT_ENGINE", "edge")
+    machine = {"cpus": os.cpu_count(), "qdrant": "server" if os.environ.get("WAYPOINT_QDRANT_URL") else embedded}
     args.out.with_suffix(".json").write_text(json.dumps({"machine": machine, "rows": rows}, indent=2) + "\n")
     lines = ["| workers | passages | jobs | wall s | passages/s | failed jobs |", "|---|---|---|---|---|---|"]
     lines += [
