@@ -26,7 +26,7 @@ from typing import Any
 
 from knowledge.sparse import SparseVector
 from knowledge.vector_store.base import Hit, SearchMode, VectorPoint, VectorStoreError, check_filters
-from knowledge.vector_store.layout import CollectionPerTenant, Layout
+from knowledge.vector_store.layout import TENANT_KEY, CollectionPerTenant, Layout
 
 DENSE = "dense"
 SPARSE = "sparse"
@@ -154,7 +154,10 @@ class EdgeStore:
                 vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
                 sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
             )
-            self._shards[name] = qe.EdgeShard.create(str(path), config)
+            shard = qe.EdgeShard.create(str(path), config)
+            if self.layout.shared:  # the tenant key is indexed, as on a server, so a filtered query reads one tenant
+                shard.update(qe.UpdateOperation.create_field_index(TENANT_KEY, qe.KeywordIndexParams(is_tenant=True)))
+            self._shards[name] = shard
             (path / _META).write_text(json.dumps({"dim": dim}))
 
     def upsert(self, tenant: str, points: Sequence[VectorPoint]) -> None:
