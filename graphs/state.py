@@ -211,9 +211,10 @@ def evidence_of(record: EvidenceRecord) -> Evidence:
     return Evidence.model_validate(record["item"])
 
 
-def earlier_answers(state: AgentState) -> list[str]:
-    """Answers of the plan's steps before the current one, in order."""
-    return [p["answer"] for p in state["plan"][: state["current"]] if p["status"] == "answered"]
+def built_on(plan: list[SubQuestion], i: int) -> list[str]:
+    """Pure: answers of the answered earlier steps step ``i`` refers to as ``#n``, in order."""
+    refs = set(plan[i].get("refs", []))
+    return [sq["answer"] for n, sq in enumerate(plan[:i]) if n in refs and sq["status"] == "answered"]
 
 
 def referenced_answers(state: AgentState) -> list[str]:
@@ -224,10 +225,10 @@ def referenced_answers(state: AgentState) -> list[str]:
     """
     i = state["current"]
     step = state["plan"][i]
-    refs = set(step.get("refs", []))
-    if not refs and not names_something(step.get("planned", step["text"])):
-        refs = set(range(i))  # "Where was that director born?": a dependent step whose planner forgot its #n
-    return [p["answer"] for n, p in enumerate(state["plan"][:i]) if n in refs and p["status"] == "answered"]
+    if not step.get("refs") and not names_something(step.get("planned", step["text"])):
+        # "Where was that director born?": a dependent step whose planner forgot its #n
+        return [sq["answer"] for sq in state["plan"][:i] if sq["status"] == "answered"]
+    return built_on(state["plan"], i)
 
 
 _REF = re.compile(r"#(\d+)\b")

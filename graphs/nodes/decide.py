@@ -29,6 +29,7 @@ from graphs.state import (
     RouteChoice,
     SubQuestion,
     bridge_answers,
+    built_on,
     fill_refs,
     referenced_answers,
 )
@@ -43,21 +44,12 @@ def latest_round_kept(state: AgentState, subq: int) -> list[str]:
     return [r["label"] for r in state["evidence"] if r["subq"] == subq and r["round"] == last and r["status"] == "kept"]
 
 
-def kept_texts(state: AgentState, subq: int) -> list[str]:
-    """Pure: the text (title and body) of every item kept for step ``subq``."""
+def kept_texts(state: AgentState, subq: int | None = None) -> list[str]:
+    """Pure: the text (title and body) of every item kept for step ``subq`` (None: for any step)."""
     return [
         f"{r['item'].get('title', '')} {r['item'].get('text', '')}"
         for r in state.get("evidence", [])
-        if r["subq"] == subq and r["status"] in ("kept", "compacted")
-    ]
-
-
-def run_texts(state: AgentState) -> list[str]:
-    """Pure: the text (title and body) of every item kept so far, for any step."""
-    return [
-        f"{r['item'].get('title', '')} {r['item'].get('text', '')}"
-        for r in state.get("evidence", [])
-        if r["status"] in ("kept", "compacted")
+        if (subq is None or r["subq"] == subq) and r["status"] in ("kept", "compacted")
     ]
 
 
@@ -75,11 +67,10 @@ def with_citations(draft: str, labels: list[str]) -> str:
 
 def chain_failure(state: AgentState, plan: list[SubQuestion], i: int, answer: str, *, final: bool) -> str:
     """Pure: why step ``i``'s ``answer`` fails the chain checks (``agent.check_chain``), or ``""``."""
-    texts = run_texts(state)
+    texts = kept_texts(state)
     if final and not grounded(answer, texts):
         return "answer not found in the kept evidence"
-    builds_on = [plan[r]["answer"] for r in plan[i].get("refs", []) if r < i and plan[r]["status"] == "answered"]
-    return check_chain(answer, builds_on=builds_on, run_texts=texts)
+    return check_chain(answer, builds_on=built_on(plan, i), run_texts=texts)
 
 
 def make(kit: Kit) -> Any:
@@ -134,10 +125,9 @@ def make(kit: Kit) -> Any:
                 except LLMOutputError as exc:
                     meter.failed("decider", exc)
             if answer and n_tools:
-                builds_on = [plan[r]["answer"] for r in sq.get("refs", []) if r < i and plan[r]["status"] == "answered"]
                 texts = kept_texts(state, i)
                 asked = sq.get("planned", sq["text"])
-                failure = check_subanswer(answer, subq=asked, evidence_texts=texts, builds_on=builds_on)
+                failure = check_subanswer(answer, subq=asked, evidence_texts=texts, builds_on=built_on(plan, i))
                 if cfg.check_chain and not failure:
                     failure = chain_failure(state, plan, i, answer, final=False)
             elif n_tools and kept_now and state.get("answer_kind", "short") == "prose":

@@ -221,31 +221,22 @@ class EdgeStore:
         flt = self._filter({**check_filters(filters), STATE: "live", **self.layout.scope(tenant)})
         sparse_q = qe.SparseVector(sparse.indices, sparse.values) if sparse else None
         dense_q = list(dense) if dense is not None else None
-        kwargs: dict[str, Any]
-        if mode == "sparse" or (mode == "hybrid" and dense_q is None):
-            if sparse_q is None:
-                return []
-            kwargs = {"query": qe.Query.Nearest(sparse_q, using=SPARSE), "filter": flt}
-        elif mode == "dense" or sparse_q is None:
-            if dense_q is None:
-                return []
-            kwargs = {"query": qe.Query.Nearest(dense_q, using=DENSE), "filter": flt}
-        else:
-            limit = max(self.prefetch_limit, k)
-            with self._lock, _errors("query", name):
-                shard = self._shard(name)
-                if shard is None:
-                    return []
-                ranked = [
-                    self._top(shard, limit, filter=flt, query=q)
-                    for q in (qe.Query.Nearest(dense_q, using=DENSE), qe.Query.Nearest(sparse_q, using=SPARSE))
-                ]
-            return rrf(ranked, [self.dense_weight, 1.0], self.rrf_k)[:k]
+        queries = []
+        if dense_q is not None and mode in ("dense", "hybrid"):
+            queries.append(qe.Query.Nearest(dense_q, using=DENSE))
+        if sparse_q is not None and mode in ("sparse", "hybrid"):
+            queries.append(qe.Query.Nearest(sparse_q, using=SPARSE))
+        if not queries:
+            return []
         with self._lock, _errors("query", name):
             shard = self._shard(name)
             if shard is None:
                 return []
-            return self._top(shard, k, **kwargs)
+            if len(queries) == 1:  # one ranking (a hybrid search missing one of its vectors falls back to the other)
+                return self._top(shard, k, filter=flt, query=queries[0])
+            limit = max(self.prefetch_limit, k)
+            ranked = [self._top(shard, limit, filter=flt, query=q) for q in queries]
+        return rrf(ranked, [self.dense_weight, 1.0], self.rrf_k)[:k]
 
     def _top(self, shard: Any, k: int, **request: Any) -> list[Hit]:
         """The ``k`` best hits of one query, equal scores by id: fetched past ``k`` until the cut falls between two
@@ -262,10 +253,14 @@ class EdgeStore:
     def _hits(self, points: Sequence[Any]) -> list[Hit]:
         hits = []
         for p in points:
-            payload = {key: v for key, v in dict(p.payload or {}).items() if key != STATE}
-            pid, view = self.layout.caller_view(str(p.id), payload)
+            pid, view = self._view(p)
             hits.append(Hit(id=pid, score=float(p.score), payload=view))
         return hits
+
+    def _view(self, record: Any) -> tuple[str, dict[str, Any]]:
+        """The caller's id and payload of a stored point or scored hit (internal keys dropped)."""
+        payload = {key: v for key, v in dict(record.payload or {}).items() if key != STATE}
+        return self.layout.caller_view(str(record.id), payload)
 
     def count(self, tenant: str, *, live: bool | None = None, doc_id: str | None = None) -> int:
         """Exact point count under the given conditions."""
@@ -311,10 +306,7 @@ class EdgeStore:
                     offset=offset, limit=_BATCH, filter=self._filter(scope) if scope else None, with_payload=True
                 )
                 records, offset = shard.scroll(request)
-                for r in records:
-                    payload = {key: v for key, v in dict(r.payload or {}).items() if key != STATE}
-                    pid, view = self.layout.caller_view(str(r.id), payload)
-                    out[pid] = view
+                out.update(self._view(r) for r in records)
                 if offset is None:
                     break
         return out
