@@ -130,7 +130,8 @@ def rescore(path: Path) -> None:
     data = json.loads(path.read_text())
     rows = [{**r, **compare(r["clean"], r["injected"])} for r in data["rows"]]
     old = data["summary"]
-    data = {"summary": summarise(rows, defences=old["defences"], model=old["model"]), "rows": rows}
+    summary = summarise(rows, defences=old["defences"], model=old["model"])
+    data = {"summary": {**summary, **({"provenance": old["provenance"]} if "provenance" in old else {})}, "rows": rows}
     path.write_text(json.dumps(data, indent=2) + "\n")
     print(json.dumps(data["summary"]))
 
@@ -149,6 +150,7 @@ async def main() -> None:
     if args.no_defences:
         disable_defences()
 
+    from evals.provenance import git_state, machine_state, model_file_sha256, resolved_config
     from graphs.services import open_services
     from knowledge.settings import LocalLLMConfig, Settings
 
@@ -156,6 +158,12 @@ async def main() -> None:
         local = {"local": LocalLLMConfig(model=args.model)} if args.model else {}
         settings = Settings(data_dir=Path(tmp), **local)  # type: ignore[arg-type]
         rows = []
+        provenance = {  # as an eval's run.json records it: commit, config, model file hash, machine and its load
+            **git_state(),
+            "config": resolved_config(settings),
+            "model_sha256": model_file_sha256(settings),
+            "machine": machine_state(),
+        }
         async with open_services(settings) as services:
             print(f"LLM up: {services.model}", file=sys.stderr, flush=True)
             for tenant in ("clean", "injected"):
@@ -174,6 +182,7 @@ async def main() -> None:
                 print(json.dumps(row), flush=True)
                 rows.append(row)
     summary = summarise(rows, defences=not args.no_defences, model=args.model or "configured default")
+    summary["provenance"] = provenance
     print(json.dumps(summary))
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
