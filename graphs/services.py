@@ -133,7 +133,7 @@ async def open_services(
         stack.callback(embedder.cache.close)
         vectors = open_vector_store(settings)
         stack.callback(vectors.close)
-        indexes = stack.enter_context(open_indexes(settings, graph=graph, tree_sink=trees))
+        indexes = stack.enter_context(open_indexes(settings, graph=graph, tree_sink=trees, embedder=embedder))
         if indexes.graph is not None:
             stack.push_async_callback(indexes.graph.store.aclose)
         ingestor = Ingestor(settings, embedder, vectors, sinks=indexes.sinks)

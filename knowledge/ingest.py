@@ -242,6 +242,7 @@ class Ingestor:
             self._ingest_batch(batch, tenant, report)
             if progress:
                 progress(len(batch))
+        self._finish_sinks(tenant)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -325,6 +326,18 @@ class Ingestor:
                 sparse = self.encoder.encode_document(embedding_text(chunk), title=chunk.title)
                 points.append(VectorPoint(id=pid, dense=next(flat), sparse=sparse, payload=payload))
         return points
+
+    def _finish_sinks(self, tenant: str) -> None:
+        """Tenant-wide work a sink does once per ingest (the graph's synonym edges). It derives from what is
+        committed, so a failure is logged and loses nothing: the next ingest does it again."""
+        for sink in self.sinks:
+            finish = getattr(sink, "finish", None)
+            if finish is None:
+                continue
+            try:
+                finish(tenant)
+            except Exception as exc:  # derived data only; the documents are committed
+                log.warning("%s.finish failed for tenant %r: %s", type(sink).__name__, tenant, exc)
 
     def _feed_sinks(self, todo: list[_Prepared], tenant: str, report: IngestReport) -> list[_Prepared]:
         """Give each document to every sink; a document a sink refuses is undone in every store and reported."""

@@ -72,6 +72,20 @@ VARIANTS: dict[str, Variant] = {
         ("sparse", "hybrid", "fused"),
         own_index=True,
     ),
+    "synonyms": Variant(
+        "synonym edges between entity names at MiniLM cosine >= 0.8, at most 100 per entity (HippoRAG 2's"
+        " synonymy edges with its defaults, not fitted here)",
+        _graph(synonyms=True, synonym_threshold=0.8),
+        ("graph", "fused"),
+        own_index=True,
+    ),
+    "synonyms_090": Variant(
+        "the same at cosine >= 0.9: a sensitivity check for a small embedder (MiniLM puts Melbourne and Sydney at"
+        " 0.85), not a fitted default",
+        _graph(synonyms=True, synonym_threshold=0.9),
+        ("graph", "fused"),
+        own_index=True,
+    ),
     "edge": Variant(
         "Qdrant Edge (qdrant-edge-py) as the embedded vector engine instead of qdrant-client local mode",
         lambda s: s.model_copy(update={"qdrant": s.qdrant.model_copy(update={"engine": "edge"})}),

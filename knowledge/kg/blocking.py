@@ -15,6 +15,7 @@ from knowledge.kg.extractor import Extractor
 from knowledge.kg.schema import GraphStats
 from knowledge.kg.sink import GraphSink
 from knowledge.kg.store import GraphStore
+from knowledge.kg.synonyms import SynonymLinker
 from knowledge.models import Chunk, Document
 
 T = TypeVar("T")
@@ -23,15 +24,19 @@ T = TypeVar("T")
 class BlockingGraphSink:
     """``upsert(tenant, doc, chunks)`` / ``delete(tenant, doc_id)`` that block until the graph is written."""
 
-    def __init__(self, make_store: Callable[[], GraphStore], extractor: Extractor) -> None:
+    def __init__(
+        self, make_store: Callable[[], GraphStore], extractor: Extractor, *, synonyms: SynonymLinker | None = None
+    ) -> None:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="graph-sink", daemon=True)
         self._thread.start()
-        self._sink = self._call(self._make(make_store, extractor))
+        self._sink = self._call(self._make(make_store, extractor, synonyms))
 
     @staticmethod
-    async def _make(make_store: Callable[[], GraphStore], extractor: Extractor) -> GraphSink:
-        return GraphSink(make_store(), extractor)
+    async def _make(
+        make_store: Callable[[], GraphStore], extractor: Extractor, synonyms: SynonymLinker | None
+    ) -> GraphSink:
+        return GraphSink(make_store(), extractor, synonyms=synonyms)
 
     def _call(self, coro: Coroutine[Any, Any, T]) -> T:
         if self._loop.is_closed():
@@ -46,6 +51,10 @@ class BlockingGraphSink:
     def delete(self, tenant: str, doc_id: str) -> None:
         """Remove the document from the graph (no error if absent)."""
         self._call(self._sink.delete(tenant, doc_id))
+
+    def finish(self, tenant: str) -> None:
+        """After an ingest: link synonyms of the entities it wrote (when configured)."""
+        self._call(self._sink.finish(tenant))
 
     def stats(self, tenant: str) -> GraphStats:
         """Counts of the tenant's graph."""

@@ -50,3 +50,10 @@ class GraphConfig(BaseModel):
     passage_seed_weight: float = 0.05
     """Reset weight of the best dense passage, the others min-max scaled below it; HippoRAG 2's
     ``passage_node_weight`` (0.05), taken from the paper, not fitted here."""
+    synonyms: bool = False
+    """Synonym edges between entity names whose embeddings have cosine >= ``synonym_threshold`` (HippoRAG 2),
+    linked after each ingest for the entities it wrote; needs the embedder at ingest."""
+    synonym_threshold: float = 0.8
+    """Cosine above which two entity names are linked as synonyms; HippoRAG 2's default, not fitted here."""
+    synonym_max_per_entity: int = 100
+    """Most synonym edges from one entity (HippoRAG 2 stops at 100 neighbours)."""

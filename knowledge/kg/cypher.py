@@ -40,6 +40,20 @@ ON MATCH SET r.weight = r.weight + row.weight,
              r.chunk_ids = r.chunk_ids + [x IN row.chunk_ids WHERE NOT x IN r.chunk_ids]
 """
 
+MERGE_SYNONYMS: Final = """
+UNWIND $rows AS row
+MATCH (a:Entity {tenant: $tenant, key: row.src})
+MATCH (b:Entity {tenant: $tenant, key: row.dst})
+MERGE (a)-[r:RELATED {predicate: row.predicate}]->(b)
+SET r.weight = row.weight, r.chunk_ids = []
+"""
+"""Synonym edges are set, not summed: linking the same pair again leaves one edge of the same weight."""
+
+ENTITY_NAMES: Final = """
+MATCH (e:Entity {tenant: $tenant}) WHERE e.key > $after
+RETURN e.key, e.name ORDER BY e.key LIMIT $limit
+"""
+
 DOC_CHUNK_IDS: Final = """
 MATCH (c:Chunk {tenant: $tenant, doc_id: $doc_id}) RETURN c.id
 """
@@ -53,10 +67,11 @@ SET r.weight = r.weight * toFloat(size([x IN r.chunk_ids WHERE NOT x IN $ids])) 
 
 DELETE_UNSUPPORTED: Final = """
 MATCH (:Entity {tenant: $tenant})-[r:RELATED]->(:Entity {tenant: $tenant})
-WHERE size(r.chunk_ids) = 0
+WHERE size(r.chunk_ids) = 0 AND r.predicate <> $synonym
 DELETE r
 """
-"""Facts left without a source chunk go (two statements: FalkorDB drops a SET followed by a filtered DELETE)."""
+"""Facts left without a source chunk go (two statements: FalkorDB drops a SET followed by a filtered DELETE);
+synonym edges never had one and stay."""
 
 DELETE_CHUNKS: Final = """
 MATCH (c:Chunk {tenant: $tenant}) WHERE c.id IN $ids

@@ -13,12 +13,14 @@ from typing import Any
 
 from knowledge.kg import cypher
 from knowledge.kg.schema import (
+    SYNONYM,
     ChunkRecord,
     Edge,
     EntityHit,
     GraphBatch,
     GraphStats,
     Mention,
+    RelationRecord,
     Subgraph,
     check_tenant,
 )
@@ -63,6 +65,19 @@ class CypherGraphStore(ABC):
             for i in range(0, len(rows), WRITE_BATCH):
                 await self._run(tenant, query, {"tenant": tenant, "rows": rows[i : i + WRITE_BATCH]})
 
+    async def write_synonyms(self, tenant: str, edges: Sequence[RelationRecord]) -> None:
+        """Set synonym edges (weight replaced, no source chunks), in UNWIND batches."""
+        check_tenant(tenant)
+        rows = [e.model_dump() for e in edges]
+        for i in range(0, len(rows), WRITE_BATCH):
+            await self._run(tenant, cypher.MERGE_SYNONYMS, {"tenant": tenant, "rows": rows[i : i + WRITE_BATCH]})
+
+    async def entity_names(self, tenant: str, *, after: str = "", limit: int = 5000) -> list[tuple[str, str]]:
+        """(key, name) of the tenant's entities in key order, the first ``limit`` keys after ``after``."""
+        check_tenant(tenant)
+        rows = await self._run(tenant, cypher.ENTITY_NAMES, {"tenant": tenant, "after": after, "limit": limit})
+        return [(r[0], r[1] or r[0]) for r in rows]
+
     async def delete_doc(self, tenant: str, doc_id: str) -> None:
         """Drop the document's chunks, prune facts they alone supported, then orphaned entities."""
         check_tenant(tenant)
@@ -72,7 +87,7 @@ class CypherGraphStore(ABC):
             return
         params = {"tenant": tenant, "ids": ids}
         await self._run(tenant, cypher.PRUNE_RELATIONS, params)
-        await self._run(tenant, cypher.DELETE_UNSUPPORTED, {"tenant": tenant})
+        await self._run(tenant, cypher.DELETE_UNSUPPORTED, {"tenant": tenant, "synonym": SYNONYM})
         await self._run(tenant, cypher.DELETE_CHUNKS, params)
         await self._run(tenant, cypher.DELETE_ORPHANS, {"tenant": tenant})
 

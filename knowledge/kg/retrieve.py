@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from knowledge.kg.config import GraphConfig
 from knowledge.kg.linking import Seed, link
 from knowledge.kg.rank import personalized_pagerank
-from knowledge.kg.schema import ChunkRecord, Edge, GraphPath, Subgraph
+from knowledge.kg.schema import SYNONYM, ChunkRecord, Edge, GraphPath, Subgraph
 from knowledge.kg.store import GraphStore
 
 HOP2_FRONTIER = 24
@@ -37,13 +37,15 @@ class Retrieval:
 
 
 def _neighbours(sub: Subgraph, keys: set[str]) -> list[str]:
-    """Endpoints of ``sub``'s edges outside ``keys``, heaviest edge first."""
-    out: dict[str, float] = {}
+    """Endpoints of ``sub``'s edges outside ``keys``: synonyms first (another name of the same thing), then
+    heaviest edge first."""
+    out: dict[str, tuple[bool, float]] = {}
     for e in sub.edges:
         for other in (e.src, e.dst):
             if other not in keys:
-                out[other] = max(out.get(other, 0.0), e.weight)
-    return sorted(out, key=lambda k: -out[k])
+                syn, w = out.get(other, (False, 0.0))
+                out[other] = (syn or e.predicate == SYNONYM, max(w, e.weight))
+    return sorted(out, key=lambda k: (not out[k][0], -out[k][1]))
 
 
 class GraphRetriever:

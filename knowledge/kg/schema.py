@@ -27,6 +27,9 @@ LABELS: Final = frozenset({ENTITY, CHUNK})
 REL_TYPES: Final = frozenset({MENTIONED_IN, RELATED})
 """Every relationship type a query may name."""
 
+SYNONYM: Final = "synonym"
+"""Predicate of a RELATED edge between two entity names the embedder finds alike (no source chunk: it stays
+until one of its entities goes)."""
 MAX_KEY_LENGTH: Final = 256
 """Longest entity key, in characters (names themselves may be any length)."""
 

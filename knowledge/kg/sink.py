@@ -8,6 +8,7 @@ from knowledge.kg.extractor import Extractor
 from knowledge.kg.resolve import Resolver
 from knowledge.kg.schema import ChunkRecord, GraphStats
 from knowledge.kg.store import GraphStore
+from knowledge.kg.synonyms import SynonymLinker
 from knowledge.models import Chunk, Document
 
 EXTRACT_BATCH = 16
@@ -17,11 +18,21 @@ EXTRACT_BATCH = 16
 class GraphSink:
     """``upsert(tenant, doc, chunks)`` / ``delete(tenant, doc_id)``: the hook the ingestor calls per document."""
 
-    def __init__(self, store: GraphStore, extractor: Extractor, resolver: Resolver | None = None) -> None:
+    def __init__(
+        self,
+        store: GraphStore,
+        extractor: Extractor,
+        resolver: Resolver | None = None,
+        *,
+        synonyms: SynonymLinker | None = None,
+    ) -> None:
         self.store = store
         self.extractor = extractor
         self.resolver = resolver or Resolver()
+        self.synonyms = synonyms
         self._ready: set[str] = set()
+        self._touched: dict[str, set[str]] = {}
+        """Entity keys written per tenant since its last ``finish`` (only kept when synonyms are linked)."""
 
     async def _setup(self, tenant: str) -> None:
         if tenant not in self._ready:
@@ -40,6 +51,19 @@ class GraphSink:
                 ChunkRecord(id=c.id, doc_id=c.doc_id, title=c.title, text=c.text, source=c.source) for c in part
             ]
             await self.store.write(tenant, batch)
+            if self.synonyms is not None:
+                self._touched.setdefault(tenant, set()).update(e.key for e in batch.entities)
+
+    async def finish(self, tenant: str) -> int:
+        """After an ingest: link the entities it wrote to their synonyms (when configured); edges written."""
+        touched = self._touched.pop(tenant, set())
+        if self.synonyms is None or not touched:
+            return 0
+        try:
+            return await self.synonyms.link(self.store, tenant, touched)
+        except BaseException:
+            self._touched.setdefault(tenant, set()).update(touched)  # tried again after the next ingest
+            raise
 
     async def delete(self, tenant: str, doc_id: str) -> None:
         """Remove the document from the graph."""

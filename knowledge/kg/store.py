@@ -6,7 +6,15 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from knowledge.errors import BackendUnavailableError
-from knowledge.kg.schema import ChunkRecord, EntityHit, GraphBatch, GraphPath, GraphStats, Subgraph
+from knowledge.kg.schema import (
+    ChunkRecord,
+    EntityHit,
+    GraphBatch,
+    GraphPath,
+    GraphStats,
+    RelationRecord,
+    Subgraph,
+)
 
 
 class GraphStoreError(Exception):
@@ -30,6 +38,14 @@ class GraphStore(Protocol):
 
     async def write(self, tenant: str, batch: GraphBatch) -> None:
         """Merge a batch: chunks, entities, mentions, then relations (chunk ids unioned, weights added)."""
+        ...
+
+    async def write_synonyms(self, tenant: str, edges: Sequence[RelationRecord]) -> None:
+        """Set synonym RELATED edges between existing entities (weight replaced, not added)."""
+        ...
+
+    async def entity_names(self, tenant: str, *, after: str = "", limit: int = 5000) -> list[tuple[str, str]]:
+        """(key, name) of the tenant's entities in key order: the first ``limit`` keys after ``after``."""
         ...
 
     async def delete_doc(self, tenant: str, doc_id: str) -> None:

@@ -8,6 +8,8 @@ import pytest
 
 from agents.llm import LLMUnavailableError, ScriptedLLM
 from graphs.services import open_deps, open_services
+from knowledge.kg.schema import SYNONYM
+from knowledge.models import Document
 from knowledge.settings import Settings
 from knowledge.vector_store import open_vector_store
 
@@ -53,3 +55,16 @@ async def test_open_deps_with_given_tools_opens_no_store(settings: Settings) -> 
         assert deps.tools == {} and deps.tenant == "t" and deps.checkpointer is not None
         store = open_vector_store(settings)  # nobody else holds the local Qdrant path
         store.close()
+
+
+async def test_graph_synonyms_setting_links_synonyms_at_ingest(settings: Settings) -> None:
+    on = settings.model_copy(update={"graph": settings.graph.model_copy(update={"synonyms": True})})
+    async with open_services(on, start=False, trees=False) as services:
+        assert services.indexes.graph is not None
+        docs = [
+            Document(id="a", title="Yuri Gagarin", text="Yuri Gagarin was a pilot of the Soviet Union.", source="a"),
+            Document(id="b", title="Vostok 1", text="Vostok 1 was launched by the USSR.", source="b"),
+        ]
+        assert not services.ingestor.ingest_documents(docs, "t").failed
+        edges = (await services.indexes.graph.store.neighbourhood("t", ["soviet union"])).edges
+        assert [(e.src, e.dst) for e in edges if e.predicate == SYNONYM] == [("soviet union", "ussr")]

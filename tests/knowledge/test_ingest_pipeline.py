@@ -78,6 +78,32 @@ def test_delete_removes_points_manifest_row_and_sink_entry(settings: Settings, c
     ing.close()
 
 
+class FinishingSink(RecordingSink):
+    """A sink with tenant-wide work after each ingest (as the graph's synonym linking); it can fail."""
+
+    def __init__(self, fail: bool = False) -> None:
+        super().__init__()
+        self.finished: list[tuple[str, int]] = []
+        self.fail = fail
+
+    def finish(self, tenant: str) -> None:
+        self.finished.append((tenant, len(self.docs)))
+        if self.fail:
+            raise RuntimeError("synonyms could not be linked")
+
+
+def test_sinks_finish_once_after_each_ingest_and_a_failure_loses_nothing(
+    settings: Settings, cached_embedder, store
+) -> None:  # type: ignore[no-untyped-def]
+    ok, failing = FinishingSink(), FinishingSink(fail=True)
+    ing = Ingestor(settings, cached_embedder, store, sinks=[failing, ok])
+    report = ing.ingest_documents([_doc("a", "Owls hunt mice."), _doc("b", "Voles dig burrows.")], "t1")
+    assert ok.finished == [("t1", 2)] and failing.finished == [("t1", 2)]  # after every document, and both ran
+    assert sorted(report.added) == ["a", "b"] and not report.failed
+    assert {d.doc_id for d in ing.list_documents("t1")} == {"a", "b"}
+    ing.close()
+
+
 def test_sink_failure_keeps_the_old_version(settings: Settings, cached_embedder, store) -> None:  # type: ignore[no-untyped-def]
     ing = Ingestor(settings, cached_embedder, store, sinks=[RecordingSink(refuse="a")])
     first = ing.ingest_documents([_doc("a", "Owls hunt mice."), _doc("b", "Voles dig.")], "t1")
