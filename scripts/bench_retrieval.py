@@ -147,6 +147,12 @@ async def score(settings: Settings, folder: Path, strategies: tuple[str, ...], o
     return {"questions": len(dataset.questions), "provenance": result.summary.get("provenance"), "strategies": rows}
 
 
+def _engine(result: dict[str, Any]) -> str:
+    """The base runs' embedded vector engine (runs before it was recorded used qdrant-client local mode)."""
+    engine = result.get("settings", {}).get("vector_engine", "local")
+    return "Qdrant Edge" if engine == "edge" else "qdrant-client local mode"
+
+
 def markdown(result: dict[str, Any]) -> str:
     """Short tables of the results: every strategy at base, then each variant's change against base."""
     m = result["machine"]
@@ -154,7 +160,7 @@ def markdown(result: dict[str, Any]) -> str:
         "# Retrieval benchmark (every retrieval strategy, mechanism ablations)",
         "",
         f"Commit {result['commit']}; machine: {m['cpus']} CPU cores ({m['processor'] or m['machine']}), "
-        f"{m['python']}, torch CPU, qdrant-client local mode, FalkorDB embedded; {result['embedding_model']}.",
+        f"{m['python']}, torch CPU, {_engine(result)}, FalkorDB embedded; {result['embedding_model']}.",
         f"The cores were shared with other jobs: 1-minute load average {m['load_avg_1m_start']} at the start and "
         f"{m['load_avg_1m_end']} at the end, so latency is pessimistic; recall does not depend on it.",
         "Every figure comes from the eval suite (`run_eval`, retrieval-only, k = 10; records and provenance in",
@@ -260,6 +266,7 @@ def main() -> None:
             "chunk_tokens": base_settings.ingest.chunk_tokens,
             "prefetch_limit": base_settings.qdrant.prefetch_limit,
             "rrf_k": base_settings.qdrant.rrf_k,
+            "vector_engine": base_settings.qdrant.engine,
             "dense_weight": base_settings.qdrant.dense_weight,
             "bm25": [base_settings.ingest.bm25_k1, base_settings.ingest.bm25_b, base_settings.ingest.bm25_avg_len],
             "fusion_depth": base_settings.agent.fusion_depth,
