@@ -42,4 +42,4 @@ def _build_inner(settings: Settings) -> Embedder:
         )
     from knowledge.embeddings.local import LocalEmbedder
 
-    return LocalEmbedder(batch_size=cfg.batch_size, query_threads=cfg.query_threads)
+    return LocalEmbedder(batch_size=cfg.batch_size, query_threads=cfg.query_threads, dtype=cfg.dtype)

