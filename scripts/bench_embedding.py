@@ -50,7 +50,7 @@ def main() -> None:
     args = parser.parse_args()
     load_start = round(os.getloadavg()[0], 1)
     sets = [load_dataset(args.data_root / name) for name in SETS]
-    passages = {p.id: f"{p.title}\n{p.text}" for ds in sets for p in ds.passages}
+    passages = {p.id: f"{p.title}\n{p.text}" for ds in sets for p in ds.corpus}
     ids = sorted(passages)
     texts = [passages[i] for i in ids]
     models = {d: LocalEmbedder(dtype=d) for d in ("float32", "bfloat16")}
