@@ -329,7 +329,7 @@ class Ingestor:
 
     def _finish_sinks(self, tenant: str) -> None:
         """Tenant-wide work a sink does once per ingest (the graph's synonym edges). It derives from what is
-        committed, so a failure is logged and loses nothing: the next ingest does it again."""
+        committed, so a failure is logged and the documents stay: the sink keeps its work for its next ingest."""
         for sink in self.sinks:
             finish = getattr(sink, "finish", None)
             if finish is None:
