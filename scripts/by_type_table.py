@@ -87,8 +87,10 @@ def oracle(folders: list[Path], agent: str = "agent") -> str:
             judged += 1
             agree += first in found
         f1 = r["scores"].get("f1")
+        ran = any(qid in recs for recs in alone.values())
+        empty = "none" if ran else "not run"
         lines.append(
-            f"| {qid} | {r.get('type')} | {first} | {', '.join(found) or 'none'} | {', '.join(right) or 'none'} | "
+            f"| {qid} | {r.get('type')} | {first} | {', '.join(found) or empty} | {', '.join(right) or empty} | "
             f"{'–' if f1 is None else f'{f1:.2f}'} |"
         )
     lines.append("")
