@@ -31,6 +31,7 @@ from knowledge.vector_store import (
     engine_conflict,
     open_vector_store,
 )
+from knowledge.vector_store.edge import STATE
 from knowledge.vector_store.layout import POINT_ID_KEY, SHARED_COLLECTION, TENANT_KEY, PayloadPartitioned
 from tools.vector_search import VectorSearchTool
 
@@ -330,8 +331,9 @@ def test_equal_scores_give_the_same_list_every_time(vstore: QdrantStore | EdgeSt
 @pytest.mark.skipif(not HAS_EDGE, reason="needs qdrant-edge-py")
 def test_the_shared_edge_collection_indexes_the_tenant_key(tmp_path: Path) -> None:
     """Without the index a filtered query scores every tenant's points (258 ms p50 at 100 x 1k, 6 ms with it:
-    docs/bench/tenancy_edge.md); a collection per tenant needs none."""
-    for layout, expected in (("payload", {TENANT_KEY}), ("collection", set())):
+    docs/bench/tenancy_edge.md); a collection per tenant needs none. Both index the visibility key every search
+    filters on (~1.1 s against ~50 ms at 52k points: docs/bench/scale.md)."""
+    for layout, expected in (("payload", {TENANT_KEY, STATE}), ("collection", {STATE})):
         settings = Settings(data_dir=tmp_path / layout, qdrant=QdrantConfig(layout=layout, engine="edge"))
         store = open_vector_store(settings)
         try:
@@ -341,3 +343,30 @@ def test_the_shared_edge_collection_indexes_the_tenant_key(tmp_path: Path) -> No
             assert set(shard.info().payload_schema) == expected
         finally:
             store.close()
+
+
+def test_an_edge_shard_made_before_the_visibility_index_gets_it_on_open(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path, qdrant=QdrantConfig(layout="collection", engine="edge"))
+    pid = str(uuid.uuid4())
+    store = open_vector_store(settings)
+    assert isinstance(store, EdgeStore)
+    store.ensure_tenant("ta", 4)
+    store.upsert(
+        "ta",
+        [
+            VectorPoint(
+                id=pid, dense=[1.0, 0, 0, 0], sparse=SparseVector([1], [1.0]), payload={"doc_id": "d", "live": True}
+            )
+        ],
+    )
+    shard = store._shard(store.collection("ta"))
+    shard.update(store.qe.UpdateOperation.delete_field_index(STATE))  # as an older Waypoint left it
+    assert STATE not in shard.info().payload_schema
+    store.close()
+    store = open_vector_store(settings)
+    try:
+        assert isinstance(store, EdgeStore)  # a search alone opens the shard (no ingest, no ensure_tenant)
+        assert [h.id for h in store.search("ta", dense=[1.0, 0, 0, 0], sparse=None, mode="dense", k=1)] == [pid]
+        assert STATE in store._shard(store.collection("ta")).info().payload_schema
+    finally:
+        store.close()
