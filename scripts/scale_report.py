@@ -40,10 +40,7 @@ def render(results: list[dict[str, Any]]) -> str:
         values = [i["disk_mib"].get(store) for i in ing]
         if any(values):
             lines.append(_row(f"disk MiB, {store}", values))
-    lines.append(
-        _row("peak RSS MiB, query", [r["query"]["peak_rss_mib_query"] for r in results])
-        + " (a process peak: where the same process ingested first, it is the ingest's)"
-    )
+    lines.append(_row("peak RSS MiB, query (process peak)", [r["query"]["peak_rss_mib_query"] for r in results]))
     for mode in MODES:
         q = [r["query"][mode] for r in results]
         lines.append(_row(f"{mode} p50 ms", [x["p50_ms"] for x in q]))
