@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import time
@@ -24,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from evals.datasets import load_dataset
+from evals.machine import describe_machine
 from evals.metrics import mean, recall_at_k
 from knowledge.embeddings.local import LocalEmbedder
 
@@ -98,9 +98,8 @@ def main() -> None:
         "rounds": args.rounds,
         "provenance": {
             "commit": head.stdout.strip(),
-            "cpus": os.cpu_count(),
+            **describe_machine(),
             "cpu_flags": _cpu_flags(),
-            "python": platform.python_version(),
             "load_avg_1m_start": load_start,
             "load_avg_1m_end": round(os.getloadavg()[0], 1),
             "model": models["float32"].model_id,
@@ -113,7 +112,7 @@ def main() -> None:
         [
             "# Local embedder: float32 against bfloat16 autocast (`embedding.dtype`)",
             "",
-            f"`scripts/bench_embedding.py`, commit {p['commit']}, {p['cpus']} cores"
+            f"`scripts/bench_embedding.py`, commit {p['commit']}, {p['cores']} cores"
             f" ({', '.join(p['cpu_flags']) or 'no bf16 flags'}),"
             f" 1-min load {p['load_avg_1m_start']} → {p['load_avg_1m_end']} (other jobs were running: the ratio, taken"
             f" in alternating rounds, is the figure to read). {p['model']}.",

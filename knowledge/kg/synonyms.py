@@ -57,12 +57,6 @@ def synonym_pairs(
     return [(a, b, s) for (a, b), s in sorted(out.items())]
 
 
-def _unit(rows: list[list[float]]) -> np.ndarray:
-    m = np.asarray(rows, dtype=np.float32)
-    norms = np.linalg.norm(m, axis=1, keepdims=True)
-    return m / np.where(norms > 0, norms, 1.0)
-
-
 class SynonymLinker:
     """Links the entities an ingest touched to their synonyms among all of the tenant's entities."""
 
@@ -88,7 +82,7 @@ class SynonymLinker:
         query = sorted({index[k] for k in touched if k in index})
         if not query or len(entities) < 2:
             return 0
-        vectors = _unit(self.embedder.embed([n for _, n in entities]))
+        vectors = np.asarray(self.embedder.embed([n for _, n in entities]), dtype=np.float32)  # unit length (Embedder)
         pairs = synonym_pairs(query, vectors, threshold=self.threshold, max_per_entity=self.max_per_entity)
         edges = [
             RelationRecord(src=entities[a][0], dst=entities[b][0], predicate=SYNONYM, weight=round(s, 4))
