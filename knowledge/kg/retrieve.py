@@ -61,7 +61,7 @@ class GraphRetriever:
         keys = {s.key for s in seeds}
         hop1 = await self.store.neighbourhood(tenant, sorted(keys), limit=cfg.max_edges)
         frontier = _neighbours(hop1, keys)
-        hop2 = await self.store.neighbourhood(tenant, frontier[:HOP2_FRONTIER], limit=cfg.max_edges)
+        hop2 = await self.store.neighbourhood(tenant, await self._hop2_keys(tenant, frontier), limit=cfg.max_edges)
         entities = [*keys, *frontier, *_neighbours(hop2, keys | set(frontier))][:MAX_ENTITIES]
         sub = await self.store.mentions(tenant, entities, per_entity=cfg.mentions_per_entity)
         seen: set[tuple[str, str, str]] = set()
@@ -70,6 +70,17 @@ class GraphRetriever:
                 seen.add((e.src, e.dst, e.predicate))
                 sub.edges.append(e)
         return sub
+
+    async def _hop2_keys(self, tenant: str, frontier: list[str]) -> list[str]:
+        """The hop-1 neighbours expanded again: the first ``HOP2_FRONTIER``, hubs passed over when
+        ``hop2_skip_hubs`` (an entity mentioned in more chunks than ``mentions_per_entity``: reading its edges is
+        most of a hop's time on a big corpus and they lead everywhere)."""
+        if not self.config.hop2_skip_hubs:
+            return frontier[:HOP2_FRONTIER]
+        candidates = frontier[: 2 * HOP2_FRONTIER]
+        hits = await self.store.entities_by_key(tenant, candidates)
+        hubs = {h.key for h in hits if h.degree > self.config.mentions_per_entity}
+        return [k for k in candidates if k not in hubs][:HOP2_FRONTIER]
 
     def rank(self, sub: Subgraph, seeds: list[Seed], passages: Sequence[tuple[str, float]] = ()) -> dict[str, float]:
         """PPR mass of each chunk id (entities and chunks are nodes; mentions and facts are edges).

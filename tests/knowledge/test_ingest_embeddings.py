@@ -119,3 +119,23 @@ def test_bfloat16_autocast_keeps_the_vectors_and_names_itself(embedder: Embedder
     assert bf16.model_id == embedder.model_id + "+bf16"  # cached and indexed apart from float32 vectors
     with pytest.raises(EmbeddingError, match="float16"):
         LocalEmbedder(dtype="float16")
+
+
+def test_bfloat16_warns_where_the_cpu_emulates_it(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import torch
+
+    from knowledge.embeddings import local
+
+    for native in (False, True):
+        monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda native=native: native)
+        monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False)
+        model = type("Model", (), {"get_embedding_dimension": lambda self: 384})()
+        monkeypatch.setattr(local, "_load_model", lambda model=model: model)
+        caplog.clear()
+        with caplog.at_level("WARNING", logger=local.__name__):
+            local.LocalEmbedder(dtype="bfloat16")
+            local.LocalEmbedder(dtype="float32")
+        warned = [r.getMessage() for r in caplog.records if "bfloat16" in r.getMessage()]
+        assert len(warned) == (0 if native else 1), warned
