@@ -66,7 +66,11 @@ def make_after_answer(kit: Kit) -> Any:
 
     def after_answer(state: AgentState) -> Literal["verify", "finalize"]:
         grounded = state.get("needs_retrieval", True) and not state.get("not_found", False)
-        settled = state.get("draft_kept", False) or (not kit.cfg.verify_yes_no and is_yes_no(state.get("draft", "")))
+        settled = (
+            state.get("draft_kept", False)
+            or state.get("computed", False)  # a conclusion computed from two findings no passage states
+            or (not kit.cfg.verify_yes_no and is_yes_no(state.get("draft", "")))
+        )
         if kit.cfg.verify and grounded and not settled and can_call(state["budget"], kit.cfg):
             return "verify"
         return "finalize"

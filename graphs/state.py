@@ -110,6 +110,13 @@ class CorrectionRecord(TypedDict):
     """Did the next attempt give an answer that passed its checks (None until decided)?"""
 
 
+class PlanCompare(TypedDict):
+    """A comparison over the plan's last two answers: the operator and, for a which-question, its two options."""
+
+    op: str
+    options: list[str]
+
+
 class AgentState(TypedDict, total=False):
     """Everything one run (and, through ``history``, its thread) carries between nodes."""
 
@@ -145,6 +152,10 @@ class AgentState(TypedDict, total=False):
     """The latest grade was the combined grade-and-answer call (its answer is in ``draft``, unchecked)."""
     drafted: bool
     """The final answer was written by the combined grade-and-answer call and passed its checks."""
+    compare: PlanCompare | None
+    """The comparison the planner named for the last two steps (``agent.compute_comparisons``), or None."""
+    computed: bool
+    """The answer was computed from the last two steps' answers (``agents.roles.compare``), not written by the LLM."""
     budget: Budget
     """Spent so far."""
     started_at: float
@@ -193,6 +204,8 @@ def initial_state(question: str, tools: list[str], started_at: float) -> AgentSt
         "checks": [],
         "graded_final": False,
         "drafted": False,
+        "compare": None,
+        "computed": False,
         "budget": new_budget(),
         "started_at": started_at,
         "stop_reason": "",

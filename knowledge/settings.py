@@ -162,6 +162,11 @@ class AgentConfig(BaseModel):
     combine_final: bool = True
     """The last step's grade and the answer to the original question are one call (labels + cited answer, the
     answer streamed as it is decoded): a 2-hop question costs planner + grade + grade-and-answer (+ verifier)."""
+    compute_comparisons: bool = True
+    """When the planner names a comparison (``compare``: same / earlier / later / more / less over the last two
+    steps), the answer is computed from the two steps' answers in code (``agents.roles.compare``): the last step is
+    graded on its own (no combined call), and the answer costs no LLM call. Values it cannot read (no year, a tie)
+    fall back to the answerer LLM. Off: the planner's ``compare`` is ignored."""
     prose_max_tokens: int = 320
     """Token cap of a prose answer (summaries, explanations, how-to); factoids keep ``answer_max_tokens``."""
     prose_max_chars: int = 900

@@ -27,6 +27,15 @@ class PlanStep(BaseModel):
     """One line a reader can check against the tool descriptions."""
 
 
+class Compare(BaseModel):
+    """A comparison the plan's last two steps feed (``agents.roles.compare`` computes its answer)."""
+
+    op: Literal["same", "earlier", "later", "more", "less"]
+    """``same``: are the two answers the same (yes/no); else which option's answer is earlier/later/more/less."""
+    options: list[Annotated[str, Field(max_length=80)]] = Field(default_factory=list, max_length=2)
+    """For a which-question, its two options in the order of the steps that look them up."""
+
+
 class PlanOut(BaseModel):
     """The planner's verdict: retrieval or not, the kind of answer, and the routed steps."""
 
@@ -36,6 +45,8 @@ class PlanOut(BaseModel):
     """What the question asks for: a short factoid or prose (decides the answer prompt and its token cap)."""
     steps: list[PlanStep] = Field(default_factory=list, max_length=4)
     """Ordered steps, each answerable by one search."""
+    compare: Compare | None = None
+    """Set when the question compares what the last two steps find (optional in the schema: a reply may omit it)."""
 
     @model_validator(mode="before")
     @classmethod

@@ -6,6 +6,7 @@ from typing import Any
 
 from agents.llm import CallOptions, Completion, StreamDone, TextDelta
 from agents.roles.answerer import NOT_FOUND, answer_messages, is_not_found
+from agents.roles.compare import ORDERING, combine, mentions
 from graphs.budget import can_call
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.events import Token
@@ -37,6 +38,40 @@ def findings(state: AgentState) -> list[tuple[str, str]]:
     return out
 
 
+def _chain(state: AgentState, i: int) -> str:
+    """Step ``i``'s planned text and, through its ``#n``, the texts of the steps it builds on."""
+    plan = state["plan"]
+    return " ".join([plan[i]["planned"], *(_chain(state, j) for j in plan[i]["refs"] if j < i)])
+
+
+def computed_answer(state: AgentState) -> str | None:
+    """Pure: the planner's comparison over the last two steps' answers, computed, with their kept evidence cited;
+    None when there is none, a step is unanswered, the options do not map one to one onto the two steps (each
+    option named in the step, or the steps it builds on, that looks it up), or the values cannot be compared."""
+    compare, plan = state.get("compare"), state.get("plan", [])
+    if not compare or len(plan) < 2 or any(sq["status"] != "answered" for sq in plan[-2:]):
+        return None
+    i, j = len(plan) - 2, len(plan) - 1
+    values = (plan[i]["answer"], plan[j]["answer"])
+    options = list(compare["options"])
+    if compare["op"] in ORDERING:
+        if len(options) != 2:
+            return None
+        a, b = options
+        ci, cj = _chain(state, i), _chain(state, j)
+        if mentions(ci, a) and mentions(cj, b) and not (mentions(ci, b) or mentions(cj, a)):
+            pass
+        elif mentions(ci, b) and mentions(cj, a) and not (mentions(ci, a) or mentions(cj, b)):
+            options = [b, a]
+        else:
+            return None
+    text = combine(compare["op"], options, values)
+    if text is None:
+        return None
+    labels = [r["label"] for r in state.get("evidence", []) if r["subq"] in (i, j) and r["status"] == "kept"]
+    return f"{text} [{', '.join(labels)}]" if labels else text
+
+
 def has_support(state: AgentState) -> bool:
     """Pure: did the run keep any evidence, or answer any step? Without either the knowledge base lacks the answer.
 
@@ -58,6 +93,12 @@ def make(kit: Kit) -> Any:
             return {"draft": text, "not_found": is_not_found(text), SUMMARY_KEY: {"fallback": True}}
         if needs and not repair and not has_support(state):
             return {"draft": NOT_FOUND, "not_found": True, SUMMARY_KEY: {"no_support": True}}
+        computed = computed_answer(state) if needs and not repair else None
+        if computed is not None:
+            meter.emit(Token(text=computed, node="answer"))
+            compare = state.get("compare")
+            op = compare["op"] if compare else ""
+            return {"draft": computed, "not_found": False, "computed": True, SUMMARY_KEY: {"computed": op}}
         prose = needs and not repair and state.get("answer_kind", "short") == "prose"
         messages = answer_messages(
             kit.builder,

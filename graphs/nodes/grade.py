@@ -33,6 +33,7 @@ def make(kit: Kit) -> Any:
         cfg = kit.cfg
         final = (
             cfg.combine_final
+            and not state.get("compare")  # a computed comparison needs the last step's own answer
             and state["current"] == len(state["plan"]) - 1
             and state.get("needs_retrieval", True)
             and meter.budget["llm_calls"] + 1 < cfg.max_llm_calls  # room for this call and one more to answer

@@ -9,7 +9,7 @@ from agents.roles.planner import clean_steps, plan
 from agents.roles.schemas import PlanStep
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.kit import Kit
-from graphs.state import AgentState, new_subquestion
+from graphs.state import AgentState, PlanCompare, new_subquestion
 
 
 def make(kit: Kit) -> Any:
@@ -18,7 +18,7 @@ def make(kit: Kit) -> Any:
     async def run(state: AgentState, meter: Meter) -> dict[str, Any]:
         question = state["question"]
         allowed = [t for t in state.get("allowed_tools", []) if t in kit.deps.tools]
-        needs, kind, steps = True, "short", [PlanStep(ask=question)]
+        needs, kind, steps, compare = True, "short", [PlanStep(ask=question)], None
         if not state.get("allowed_tools"):
             needs = False
         else:
@@ -27,19 +27,24 @@ def make(kit: Kit) -> Any:
                     kit.deps.llm, kit.builder, kit.context(state), max_subq=kit.cfg.max_subquestions, tools=allowed
                 )
                 meter.record("planner", calls)
-                needs, kind, steps = out.needs_retrieval, out.answer_kind, out.steps
+                needs, kind, steps, compare = out.needs_retrieval, out.answer_kind, out.steps, out.compare
             except LLMOutputError as exc:
                 meter.failed("planner", exc)
         cleaned = clean_steps(steps, question, kit.cfg.max_subquestions, allowed)
         subqs = [new_subquestion(s.ask, s.tool, s.why) for s in cleaned]
         if needs:
             subqs[0]["status"] = "active"
+        comparing: PlanCompare | None = None
+        if compare is not None and kit.cfg.compute_comparisons and needs and len(subqs) >= 2:
+            comparing = {"op": compare.op, "options": [" ".join(o.split()) for o in compare.options]}
         return {
             "needs_retrieval": needs,
             "answer_kind": kind,
             "plan": subqs,
             "current": 0,
+            "compare": comparing,
             SUMMARY_KEY: {
+                "compare": comparing,
                 "needs_retrieval": needs,
                 "answer_kind": kind,
                 "subquestions": [s["text"] for s in subqs],

@@ -77,8 +77,12 @@ def _longest(schema: dict[str, Any], defs: dict[str, Any]) -> Any:
     """The longest value valid for ``schema``: longest enum member, full strings, full lists."""
     if "$ref" in schema:
         return _longest(defs[schema["$ref"].rsplit("/", 1)[-1]], defs)
+    if "anyOf" in schema:
+        return max((_longest(alt, defs) for alt in schema["anyOf"]), key=lambda v: len(json.dumps(v)))
     if "enum" in schema:
         return max(schema["enum"], key=lambda v: len(json.dumps(v)))
+    if schema.get("type") == "null":
+        return None
     if "const" in schema:
         return schema["const"]
     kind = schema["type"]

@@ -1,0 +1,106 @@
+"""Comparison answers computed from two findings: "which came first, X or Y", "are X and Y from the same country".
+
+The planner names the comparison (``PlanOut.compare``: an operator and, for a which-question, its two options);
+the plan's last two steps find the two values; this module reads them (dates, numbers, names) and compares them
+in code. A 1.5B model comparing two dates in its head is where its comparison answers go wrong. Anything read
+without confidence (no year, two dates of one year at year precision, a tie) gives ``None``: the answerer LLM
+then answers as it would have.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from dateutil import parser as dateparser
+
+ORDERING = ("earlier", "later", "more", "less")
+"""Operators that pick one of two options."""
+OPS = ("same", *ORDERING)
+
+_YEAR = re.compile(r"(?<![\d.,])\d{3,4}(?![\d.,])")
+_MONTH = re.compile(
+    r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|\b\d{4}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+_BASE = datetime(1, 1, 1)
+
+
+@dataclass(frozen=True)
+class Day:
+    """A date read from an answer, and whether it named more than a year."""
+
+    value: datetime
+    month_known: bool
+
+
+def read_date(text: str) -> Day | None:
+    """The date an answer states ("15 January 1842", "March 27, 1989", "1898"), or None without a year in it."""
+    years = {int(y) for y in _YEAR.findall(text)}
+    if not years:
+        return None
+    try:
+        value = dateparser.parse(text, fuzzy=True, default=_BASE)
+    except (ValueError, OverflowError):
+        return None
+    if value.year not in years:  # the parser took some other number for the year
+        return None
+    return Day(value=value, month_known=bool(_MONTH.search(text)))
+
+
+def read_number(text: str) -> float | None:
+    """The first number an answer states ("3,200 km" -> 3200.0), or None."""
+    m = _NUMBER.search(text)
+    return float(m.group().replace(",", "")) if m else None
+
+
+def _words(text: str) -> str:
+    words = re.sub(r"[^\w\s]", " ", text.casefold()).split()
+    return " ".join(words[1:] if words[:1] == ["the"] else words)
+
+
+def same(a: str, b: str) -> bool | None:
+    """Do two answers name the same thing ("France" / "france", "United States" / "the United States of America")?"""
+    x, y = _words(a), _words(b)
+    if not x or not y:
+        return None
+    return x == y or f" {x} " in f" {y} " or f" {y} " in f" {x} "
+
+
+def _order(op: str, a: str, b: str) -> int | None:
+    """0 when ``a`` is the pick of ``op``, 1 when ``b`` is, None when unreadable or tied."""
+    if op in ("earlier", "later"):
+        da, db = read_date(a), read_date(b)
+        if da is None or db is None:
+            return None
+        coarse = not (da.month_known and db.month_known)
+        if da.value == db.value or (coarse and da.value.year == db.value.year):
+            return None
+        first = 0 if da.value < db.value else 1
+        return first if op == "earlier" else 1 - first
+    na, nb = read_number(a), read_number(b)
+    if na is None or nb is None or na == nb:
+        return None
+    bigger = 0 if na > nb else 1
+    return bigger if op == "more" else 1 - bigger
+
+
+def combine(op: str, options: list[str], values: tuple[str, str]) -> str | None:
+    """The answer ``op`` gives over two findings: ``yes``/``no`` for ``same``; for an ordering operator, the option
+    (``options[i]`` goes with ``values[i]``) that is earlier / later / more / less. None: let the LLM answer."""
+    a, b = values
+    if op == "same":
+        verdict = same(a, b)
+        return None if verdict is None else ("yes" if verdict else "no")
+    if op not in ORDERING or len(options) != 2 or not all(o.strip() for o in options):
+        return None
+    pick = _order(op, a, b)
+    return None if pick is None else options[pick].strip()
+
+
+def mentions(text: str, name: str) -> bool:
+    """Does ``text`` name ``name`` (case and punctuation aside)?"""
+    n = _words(name)
+    return bool(n) and f" {n} " in f" {_words(text)} "

@@ -1,0 +1,66 @@
+"""Comparison answers computed from two findings (pure): dates, numbers, names, and when to give up."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.roles.compare import combine, mentions, read_date, read_number, same
+
+
+@pytest.mark.parametrize(
+    ("text", "year", "month_known"),
+    [
+        ("15 January 1842", 1842, True),
+        ("March 27, 1989", 1989, True),
+        ("born 1 November 1967 in Sydney", 1967, True),
+        ("1898", 1898, False),
+        ("c. 1450", 1450, False),
+    ],
+)
+def test_dates_are_read_with_their_precision(text: str, year: int, month_known: bool) -> None:
+    day = read_date(text)
+    assert day is not None and day.value.year == year and day.month_known is month_known
+
+
+@pytest.mark.parametrize("text", ["3 May", "the 1990s", "12th century", "Tina Arena", "1 November 1967 – 2 May 2001"])
+def test_no_single_dated_year_reads_as_no_date(text: str) -> None:
+    assert read_date(text) is None
+
+
+def test_ordering_picks_the_option_of_the_earlier_or_later_value() -> None:
+    opts = ["Daniel Darc", "Thomas Worthington (Governor)"]
+    values = ("30 May 1959", "July 16, 1773")
+    assert combine("later", opts, values) == "Daniel Darc"  # born later: younger
+    assert combine("earlier", opts, values) == "Thomas Worthington (Governor)"
+    assert combine("earlier", ["A", "B"], ("2004", "March 2005")) == "A"
+    assert combine("more", ["A", "B"], ("3,200 km", "450 km")) == "A"
+    assert combine("less", ["A", "B"], ("3,200 km", "450 km")) == "B"
+    assert read_number("about 1.5 million") == 1.5 and read_number("none") is None
+
+
+@pytest.mark.parametrize(
+    ("op", "values"),
+    [
+        ("earlier", ("2005", "2005")),  # a tie
+        ("earlier", ("2005", "June 2005")),  # one year at year precision: can't tell
+        ("earlier", ("Tina Arena", "1967")),  # not a date
+        ("more", ("many", "12")),
+    ],
+)
+def test_what_cannot_be_compared_is_left_to_the_llm(op: str, values: tuple[str, str]) -> None:
+    assert combine(op, ["A", "B"], values) is None
+
+
+def test_same_is_yes_or_no_and_needs_two_answers() -> None:
+    assert combine("same", [], ("Argentina", "United States")) == "no"
+    assert combine("same", [], ("the United States", "United States of America")) == "yes"
+    assert combine("same", [], ("France", "france.")) == "yes"
+    assert same("", "France") is None and combine("same", [], ("", "France")) is None
+    assert combine("earlier", ["only one"], ("1900", "1901")) is None
+    assert combine("bigger", ["A", "B"], ("1", "2")) is None
+
+
+def test_mentions_matches_whole_words_only() -> None:
+    assert mentions("When was Thomas Worthington (Governor) born?", "Thomas Worthington (Governor)")
+    assert mentions("Who directed The Gravy Train?", "the gravy train")
+    assert not mentions("When was Daniel Darcy born?", "Daniel Darc")

@@ -1,0 +1,84 @@
+"""A comparison the planner names is answered in code from the last two steps' answers (scripted double)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_support import ListTool, MakeDeps, grade_by, j, of_kind, run_all
+
+from agents.llm import ScriptedLLM
+from graphs.nodes.answer import computed_answer
+from graphs.state import AgentState, new_subquestion
+
+PEOPLE = [
+    ("p-darc", "Daniel Darc", "Daniel Darc (born 30 May 1959) was a French singer and songwriter."),
+    ("p-worth", "Thomas Worthington", "Thomas Worthington (born July 16, 1773) was a Governor of Ohio."),
+    ("p-paris", "Paris", "Paris is the capital of France."),
+]
+QUESTION = "Who is younger, Daniel Darc or Thomas Worthington?"
+
+
+def _plan(**compare: Any) -> str:
+    steps = [
+        {"ask": "When was Daniel Darc born?", "tool": "vector_search", "why": "a person's life"},
+        {"ask": "When was Thomas Worthington born?", "tool": "vector_search", "why": "a person's life"},
+    ]
+    return j(needs_retrieval=True, answer_kind="short", steps=steps, compare=compare or None)
+
+
+async def test_a_planned_comparison_is_computed_without_an_answer_call(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM(
+        [
+            _plan(op="later", options=["Daniel Darc", "Thomas Worthington"]),
+            grade_by("Darc", answer="30 May 1959"),
+            grade_by("Worthington", answer="July 16, 1773"),
+        ]
+    )
+    envs = await run_all(make_deps(llm, [ListTool(passages=PEOPLE)]), QUESTION)
+    assert len(llm.calls) == 3  # planner + two grades; no answerer, no verifier
+    last = llm.calls[2][1].json_schema
+    assert last is not None and last["properties"]["answer"]["maxLength"] == 120  # a plain grade, not combined
+    answer = of_kind(envs, "answer")[0]
+    assert answer.text == "Daniel Darc" and {c.doc_id for c in answer.citations} == {"p-darc", "p-worth"}
+    assert answer.verified is None  # a computed conclusion is not sent to the verifier
+    assert "".join(t.text for t in of_kind(envs, "token")).startswith("Daniel Darc")
+
+
+async def test_with_compute_comparisons_off_the_llm_answers(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM(
+        [
+            _plan(op="later", options=["Daniel Darc", "Thomas Worthington"]),
+            grade_by("Darc", answer="30 May 1959"),
+            grade_by("Worthington", answer="Thomas Worthington [E4]"),  # the combined grade-and-answer call
+            j(supported=True, unsupported_claims=[]),
+        ]
+    )
+    envs = await run_all(make_deps(llm, [ListTool(passages=PEOPLE)], compute_comparisons=False), QUESTION)
+    assert of_kind(envs, "answer")[0].text == "Thomas Worthington" and len(llm.calls) == 4
+
+
+def _state(op: str, options: list[str], asks: list[str], answers: list[str]) -> AgentState:
+    plan = [new_subquestion(a) for a in asks]
+    for sq, ans in zip(plan, answers, strict=True):
+        sq.update(status="answered", answer=ans)
+    ev = [{"label": f"E{i + 1}", "subq": i, "status": "kept", "item": {}} for i in range(len(asks))]
+    return {"plan": plan, "compare": {"op": op, "options": options}, "evidence": ev}  # type: ignore[typeddict-item]
+
+
+def test_options_map_onto_the_steps_that_name_them_or_their_bridges() -> None:
+    asks = ["When was Y born?", "When was X born?"]
+    assert computed_answer(_state("earlier", ["X", "Y"], asks, ["1900", "1950"])) == "Y [E1, E2]"  # swapped
+    bridge = ["Who directed Alpha?", "Who directed Beta?", "When was #1 born?", "When was #2 born?"]
+    state = _state("later", ["Alpha", "Beta"], bridge, ["Ann", "Bob", "1901", "1888"])
+    assert computed_answer(state) == "Alpha [E3, E4]"  # option found through the step #1 refers to
+
+
+def test_no_computed_answer_when_it_cannot_be_trusted() -> None:
+    asks = ["When was X born?", "When was Y born?"]
+    assert computed_answer(_state("earlier", ["X", "Z"], asks, ["1900", "1950"])) is None  # Z names no step
+    assert computed_answer(_state("earlier", ["X", "Y"], asks, ["1900", "a long time ago"])) is None
+    unanswered = _state("same", [], asks, ["France", "France"])
+    unanswered["plan"][1]["status"] = "failed"
+    assert computed_answer(unanswered) is None
+    assert computed_answer({**_state("same", [], asks, ["France", "France"]), "compare": None}) is None
+    assert computed_answer(_state("same", [], asks, ["France", "Spain"])) == "no [E1, E2]"
