@@ -100,6 +100,53 @@ def combine(op: str, options: list[str], values: tuple[str, str]) -> str | None:
     return None if pick is None else options[pick].strip()
 
 
+_REF = re.compile(r"#\d+")
+_STOP_WORDS = (
+    "a an and are as at be both by did do does for from had has have how in is it of on or same than that the their "
+    "to was were what when where which who whom whose why with"
+)
+_STOP = frozenset(_STOP_WORDS.split())
+
+
+def _swap(text: str, old: str, new: str) -> str:
+    return re.sub(re.escape(old), lambda _: new, text, count=1, flags=re.IGNORECASE)
+
+
+def mirror(steps: list[str], options: list[str]) -> list[str] | None:
+    """Repair a comparison plan whose steps do not ask one thing of each option: small models copy a pattern's
+    placeholder ("When was #1 born?" as the first step) or restate the question as the second step. The step that
+    names one option (or, failing that, whose ``#n`` points at no earlier step: the placeholder) is asked again of
+    the other option. None when the plan already asks of each option, or when no step can be mirrored."""
+    if len(options) != 2 or len(steps) != 2:
+        return None
+    named = [[mentions(s, o) for o in options] for s in steps]
+    if sorted(map(tuple, named)) == [(False, True), (True, False)]:
+        return None  # already one option each
+    for k, step in enumerate(steps):
+        if named[k].count(True) == 1:
+            mine = named[k].index(True)
+            template, own, other = step, options[mine], options[1 - mine]
+            break
+    else:
+        bad = [step for k, step in enumerate(steps) if any(int(r[1:]) - 1 >= k for r in _REF.findall(step))]
+        if not bad:
+            return None
+        ref = _REF.search(bad[0])
+        assert ref is not None
+        template, own, other = _swap(bad[0], ref.group(), options[0]), options[0], options[1]
+    pair = [template, _swap(template, own, other)]
+    return pair if mentions(pair[0], options[0]) else pair[::-1]  # in the options' order
+
+
+def covers(question: str, steps: list[str]) -> bool:
+    """Do the steps ask everything the question names? Every content word of the question appears in one of them.
+    "Are X and Y both from the same country?" over "Which country is X from?" / "... Y from?" does; "Do the
+    directors of X and Y share a nationality?" over "Who directed X?" / "Who directed Y?" does not (nobody asked
+    the nationality), so its two answers are not the ones to compare."""
+    asked = set(_words(" ".join(steps)).split())
+    return all(w in asked for w in _words(question).split() if w not in _STOP)
+
+
 def mentions(text: str, name: str) -> bool:
     """Does ``text`` name ``name`` (case and punctuation aside)?"""
     n = _words(name)

@@ -6,7 +6,7 @@ from typing import Any
 
 from agents.llm import CallOptions, Completion, StreamDone, TextDelta
 from agents.roles.answerer import NOT_FOUND, answer_messages, is_not_found
-from agents.roles.compare import ORDERING, combine, mentions
+from agents.roles.compare import ORDERING, combine, covers, mentions
 from graphs.budget import can_call
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.events import Token
@@ -47,13 +47,16 @@ def _chain(state: AgentState, i: int) -> str:
 def computed_answer(state: AgentState) -> str | None:
     """Pure: the planner's comparison over the last two steps' answers, computed, with their kept evidence cited;
     None when there is none, a step is unanswered, the options do not map one to one onto the two steps (each
-    option named in the step, or the steps it builds on, that looks it up), or the values cannot be compared."""
+    option named in the step, or the steps it builds on, that looks it up), the steps of a ``same`` do not ask all
+    the question names (``covers``), or the values cannot be compared."""
     compare, plan = state.get("compare"), state.get("plan", [])
     if not compare or len(plan) < 2 or any(sq["status"] != "answered" for sq in plan[-2:]):
         return None
     i, j = len(plan) - 2, len(plan) - 1
     values = (plan[i]["answer"], plan[j]["answer"])
     options = list(compare["options"])
+    if compare["op"] == "same" and not covers(state.get("question", ""), [_chain(state, i), _chain(state, j)]):
+        return None  # the steps did not ask what the question compares
     if compare["op"] in ORDERING:
         if len(options) != 2:
             return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.llm import LLMOutputError
+from agents.roles.compare import mirror
 from agents.roles.planner import clean_steps, plan
 from agents.roles.schemas import PlanStep
 from graphs.emit import SUMMARY_KEY, Meter
@@ -31,12 +32,17 @@ def make(kit: Kit) -> Any:
             except LLMOutputError as exc:
                 meter.failed("planner", exc)
         cleaned = clean_steps(steps, question, kit.cfg.max_subquestions, allowed)
+        comparing: PlanCompare | None = None
+        mirrored: list[str] = []
+        if compare is not None and kit.cfg.compute_comparisons and needs and len(cleaned) >= 2:
+            comparing = {"op": compare.op, "options": [" ".join(o.split()) for o in compare.options]}
+            pair = mirror([s.ask for s in cleaned], comparing["options"])
+            if pair is not None:  # the same thing asked of each option, as the comparison needs
+                mirrored = [s.ask for s in cleaned]
+                cleaned = [s.model_copy(update={"ask": ask}) for s, ask in zip(cleaned, pair, strict=True)]
         subqs = [new_subquestion(s.ask, s.tool, s.why) for s in cleaned]
         if needs:
             subqs[0]["status"] = "active"
-        comparing: PlanCompare | None = None
-        if compare is not None and kit.cfg.compute_comparisons and needs and len(subqs) >= 2:
-            comparing = {"op": compare.op, "options": [" ".join(o.split()) for o in compare.options]}
         return {
             "needs_retrieval": needs,
             "answer_kind": kind,
@@ -45,6 +51,7 @@ def make(kit: Kit) -> Any:
             "compare": comparing,
             SUMMARY_KEY: {
                 "compare": comparing,
+                "mirrored_from": mirrored,
                 "needs_retrieval": needs,
                 "answer_kind": kind,
                 "subquestions": [s["text"] for s in subqs],

@@ -64,3 +64,29 @@ def test_mentions_matches_whole_words_only() -> None:
     assert mentions("When was Thomas Worthington (Governor) born?", "Thomas Worthington (Governor)")
     assert mentions("Who directed The Gravy Train?", "the gravy train")
     assert not mentions("When was Daniel Darcy born?", "Daniel Darc")
+
+
+def test_mirror_asks_the_one_step_of_each_option() -> None:
+    from agents.roles.compare import mirror
+
+    darc = ["Daniel Darc", "Thomas Worthington (Governor)"]
+    placeholder = ["When was #1 born?", "Who is younger, Daniel Darc or Thomas Worthington (Governor)?"]
+    assert mirror(placeholder, darc) == ["When was Daniel Darc born?", "When was Thomas Worthington (Governor) born?"]
+    restated = ["When did En Mi Imperio come out?", "Which album was released first, En Mi Imperio or V-Sit?"]
+    assert mirror(restated, ["V-Sit", "En Mi Imperio"]) == [
+        "When did V-Sit come out?",
+        "When did En Mi Imperio come out?",
+    ]
+    fine = ["Which country is Y from?", "Which country is X from?"]
+    assert mirror(fine, ["X", "Y"]) is None  # one option each already (the answer maps them)
+    assert mirror(["Who is older, X or Y?", "When was #1 born?"], ["X", "Y"]) is None  # nothing to mirror
+    assert mirror(fine, ["X"]) is None and mirror([fine[0]], ["X", "Y"]) is None
+
+
+def test_covers_wants_every_word_the_question_names_asked() -> None:
+    from agents.roles.compare import covers
+
+    q = "Are Dan Frost and Luis Antonio Amuchástegui both from the same country?"
+    assert covers(q, ["Which country is Luis Antonio Amuchástegui from?", "Which country is Dan Frost from?"])
+    q2 = "Do director of film A Ghost and director of film B World have the same nationality?"
+    assert not covers(q2, ["Who is the director of film A Ghost?", "Who is the director of film B World?"])

@@ -82,3 +82,34 @@ def test_no_computed_answer_when_it_cannot_be_trusted() -> None:
     assert computed_answer(unanswered) is None
     assert computed_answer({**_state("same", [], asks, ["France", "France"]), "compare": None}) is None
     assert computed_answer(_state("same", [], asks, ["France", "Spain"])) == "no [E1, E2]"
+
+
+async def test_a_plan_that_restates_the_question_is_mirrored_and_shown(make_deps: MakeDeps) -> None:
+    restated = j(
+        needs_retrieval=True,
+        answer_kind="short",
+        steps=[
+            {"ask": "When was #1 born?", "tool": "vector_search", "why": "a person's life"},
+            {"ask": QUESTION, "tool": "vector_search", "why": "the comparison"},
+        ],
+        compare={"op": "earlier", "options": ["Daniel Darc", "Thomas Worthington"]},
+    )
+    llm = ScriptedLLM(
+        [restated, grade_by("Darc", answer="30 May 1959"), grade_by("Worthington", answer="July 16, 1773")]
+    )
+    tool = ListTool(passages=PEOPLE)
+    envs = await run_all(make_deps(llm, [tool]), QUESTION)
+    assert tool.queries[0].startswith("When was Daniel Darc born?")
+    assert tool.queries[1].startswith("When was Thomas Worthington born?")
+    plan = next(e for e in of_kind(envs, "step_finished") if e.node == "plan")
+    assert plan.summary["mirrored_from"][0] == "When was #1 born?"  # the trace shows what the planner wrote
+    assert of_kind(envs, "answer")[0].text == "Thomas Worthington"
+
+
+def test_same_is_not_computed_over_steps_that_skip_what_is_compared() -> None:
+    asks = ["Who directed Alpha?", "Who directed Beta?"]
+    state = _state("same", ["Alpha", "Beta"], asks, ["Ann", "Bob"])
+    state["question"] = "Do the directors of Alpha and Beta have the same nationality?"
+    assert computed_answer(state) is None
+    state["question"] = "Were Alpha and Beta directed by the same person?"
+    assert computed_answer(state) is None  # "person" is not asked either: the LLM answers
