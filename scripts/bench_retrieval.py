@@ -86,10 +86,10 @@ VARIANTS: dict[str, Variant] = {
         ("graph", "fused"),
         own_index=True,
     ),
-    "hub_skip": Variant(
-        "the second graph hop passes over hub entities (mentioned in more chunks than mentions_per_entity, 40,"
-        " the per-entity read cap already in use), which stay in the subgraph as hop-1 neighbours",
-        _graph(hop2_skip_hubs=True),
+    "hub_expand": Variant(
+        "the second graph hop expands hub entities too (graph.hop2_skip_hubs off, the default before 2026-12-01;"
+        " docs/bench/retrieval_hubs.md measured the skip against it as the variant hub_skip)",
+        _graph(hop2_skip_hubs=False),
         ("graph", "fused"),
     ),
     "edge": Variant(

@@ -33,7 +33,8 @@ def _batch() -> GraphBatch:
 async def test_hop2_skips_hubs_but_keeps_them_as_neighbours(store: GraphStore, tenant: str) -> None:
     await store.write(tenant, _batch())
     seeds = [Seed(key="seed", name="seed", weight=1.0, how="exact")]
-    both = await GraphRetriever(store, GraphConfig(mentions_per_entity=HUB_MENTIONS - 1)).expand(tenant, seeds)
+    off = GraphConfig(mentions_per_entity=HUB_MENTIONS - 1, hop2_skip_hubs=False)
+    both = await GraphRetriever(store, off).expand(tenant, seeds)
     assert {"hub", "far", "leaf0"} <= set(both.entities)  # off: the hub's leaves come in through hop 2
 
     cfg = GraphConfig(mentions_per_entity=HUB_MENTIONS - 1, hop2_skip_hubs=True)
