@@ -138,6 +138,24 @@ def mirror(steps: list[str], options: list[str]) -> list[str] | None:
     return pair if mentions(pair[0], options[0]) else pair[::-1]  # in the options' order
 
 
+_POLAR_WORDS = "am are is was were do does did have has had can could will would shall should may might must"
+_POLAR = frozenset(_POLAR_WORDS.split())
+
+
+def applies(question: str, op: str, options: list[str], *, chained: bool) -> bool:
+    """Is the planner's comparison one the question asks? The last step must not build on the one before it (the
+    two sides of a comparison are looked up apart: "Where was #1 born?" after "Who directed X?" is a chain,
+    ``chained``); a
+    ``same`` needs a yes/no question (it opens with an auxiliary verb); an ordering needs two options, both named
+    in the question. Small models copy a ``compare`` from the plan patterns onto questions that compare nothing."""
+    if chained:
+        return False
+    words = _words(question).split()
+    if op == "same":
+        return bool(words) and words[0] in _POLAR
+    return op in ORDERING and len(options) == 2 and all(mentions(question, o) for o in options)
+
+
 def covers(question: str, steps: list[str]) -> bool:
     """Do the steps ask everything the question names? Every content word of the question appears in one of them.
     "Are X and Y both from the same country?" over "Which country is X from?" / "... Y from?" does; "Do the

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from agents.llm import LLMOutputError
-from agents.roles.compare import mirror
+from agents.roles.compare import applies, mirror
 from agents.roles.planner import clean_steps, plan
 from agents.roles.schemas import PlanStep
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.kit import Kit
-from graphs.state import AgentState, PlanCompare, new_subquestion
+from graphs.state import AgentState, PlanCompare, new_subquestion, referenced
 
 
 def make(kit: Kit) -> Any:
@@ -34,12 +34,18 @@ def make(kit: Kit) -> Any:
         cleaned = clean_steps(steps, question, kit.cfg.max_subquestions, allowed)
         comparing: PlanCompare | None = None
         mirrored: list[str] = []
+        ignored = ""
         if compare is not None and kit.cfg.compute_comparisons and needs and len(cleaned) >= 2:
-            comparing = {"op": compare.op, "options": [" ".join(o.split()) for o in compare.options]}
-            pair = mirror([s.ask for s in cleaned], comparing["options"])
-            if pair is not None:  # the same thing asked of each option, as the comparison needs
-                mirrored = [s.ask for s in cleaned]
-                cleaned = [s.model_copy(update={"ask": ask}) for s, ask in zip(cleaned, pair, strict=True)]
+            options = [" ".join(o.split()) for o in compare.options]
+            chained = len(cleaned) - 2 in referenced(cleaned[-1].ask)
+            if applies(question, compare.op, options, chained=chained):
+                comparing = {"op": compare.op, "options": options}
+                pair = mirror([s.ask for s in cleaned], options)
+                if pair is not None:  # the same thing asked of each option, as the comparison needs
+                    mirrored = [s.ask for s in cleaned]
+                    cleaned = [s.model_copy(update={"ask": ask}) for s, ask in zip(cleaned, pair, strict=True)]
+            else:
+                ignored = compare.op  # the question compares nothing, or the steps chain
         subqs = [new_subquestion(s.ask, s.tool, s.why) for s in cleaned]
         if needs:
             subqs[0]["status"] = "active"
@@ -52,6 +58,7 @@ def make(kit: Kit) -> Any:
             SUMMARY_KEY: {
                 "compare": comparing,
                 "mirrored_from": mirrored,
+                "compare_ignored": ignored,
                 "needs_retrieval": needs,
                 "answer_kind": kind,
                 "subquestions": [s["text"] for s in subqs],

@@ -90,3 +90,14 @@ def test_covers_wants_every_word_the_question_names_asked() -> None:
     assert covers(q, ["Which country is Luis Antonio Amuchástegui from?", "Which country is Dan Frost from?"])
     q2 = "Do director of film A Ghost and director of film B World have the same nationality?"
     assert not covers(q2, ["Who is the director of film A Ghost?", "Who is the director of film B World?"])
+
+
+def test_a_comparison_applies_only_where_the_question_compares() -> None:
+    from agents.roles.compare import applies
+
+    opts = ["Daniel Darc", "Thomas Worthington"]
+    assert applies("Who is younger, Daniel Darc or Thomas Worthington?", "later", opts, chained=False)
+    assert not applies("Who is younger, Daniel Darc or Thomas Worthington?", "later", opts, chained=True)
+    assert not applies("When was Daniel Darc born?", "later", opts, chained=False)  # one option only
+    assert applies("Are X and Y both from the same country?", "same", [], chained=False)
+    assert not applies("Where was the director of Inception born?", "same", [], chained=False)  # not yes/no

@@ -113,3 +113,28 @@ def test_same_is_not_computed_over_steps_that_skip_what_is_compared() -> None:
     assert computed_answer(state) is None
     state["question"] = "Were Alpha and Beta directed by the same person?"
     assert computed_answer(state) is None  # "person" is not asked either: the LLM answers
+
+
+async def test_a_compare_copied_onto_a_chain_is_ignored(make_deps: MakeDeps) -> None:
+    """A small model put ``compare: same`` on "Where was the director of X born?": the LLM answers, not "no"."""
+    chain = j(
+        needs_retrieval=True,
+        answer_kind="short",
+        steps=[
+            {"ask": "Who directed Inception?", "tool": "vector_search", "why": "a film"},
+            {"ask": "Where was #1 born?", "tool": "vector_search", "why": "a person"},
+        ],
+        compare={"op": "same", "options": []},
+    )
+    llm = ScriptedLLM(
+        [
+            chain,
+            grade_by("directed", answer="Christopher Nolan"),
+            grade_by("born", answer="London [E6]"),
+            j(supported=True, unsupported_claims=[]),
+        ]
+    )
+    envs = await run_all(make_deps(llm, [ListTool()]), "Where was the director of Inception born?")
+    assert of_kind(envs, "answer")[0].text == "London"
+    plan = next(e for e in of_kind(envs, "step_finished") if e.node == "plan")
+    assert plan.summary["compare"] is None and plan.summary["compare_ignored"] == "same"
