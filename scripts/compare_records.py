@@ -12,17 +12,7 @@ import json
 from pathlib import Path
 
 from evals.compare import compare_records
-from evals.records import QuestionRecord
-
-
-def load(path: Path) -> dict[str, QuestionRecord]:
-    """Records by question id (a later line for the same question wins, as in a resumed run)."""
-    out: dict[str, QuestionRecord] = {}
-    for line in path.read_text().splitlines():
-        if line.strip():
-            rec = QuestionRecord.model_validate_json(line)
-            out[rec.question_id] = rec
-    return out
+from evals.store import load_records
 
 
 def main() -> None:
@@ -33,7 +23,7 @@ def main() -> None:
     parser.add_argument("--metrics", default="f1,em,llm_calls")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    base, cand = load(args.baseline), load(args.candidate)
+    base, cand = load_records(args.baseline), load_records(args.candidate)
     wanted = set(args.metrics.split(","))
     deltas = [d for d in compare_records("paired", base, cand) if d.metric in wanted]
     rows = []

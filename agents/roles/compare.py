@@ -17,7 +17,6 @@ from dateutil import parser as dateparser
 
 ORDERING = ("earlier", "later", "more", "less")
 """Operators that pick one of two options."""
-OPS = ("same", *ORDERING)
 
 _YEAR = re.compile(r"(?<![\d.,])\d{3,4}(?![\d.,])")
 _MONTH = re.compile(

@@ -62,11 +62,10 @@ def computed_answer(state: AgentState) -> str | None:
             return None
         a, b = options
         ci, cj = _chain(state, i), _chain(state, j)
-        if mentions(ci, a) and mentions(cj, b) and not (mentions(ci, b) or mentions(cj, a)):
-            pass
-        elif mentions(ci, b) and mentions(cj, a) and not (mentions(ci, a) or mentions(cj, b)):
-            options = [b, a]
-        else:
+        named = [mentions(ci, a), mentions(ci, b), mentions(cj, a), mentions(cj, b)]
+        if named == [False, True, True, False]:
+            options = [b, a]  # the steps look the options up in the other order
+        elif named != [True, False, False, True]:
             return None
     text = combine(compare["op"], options, values)
     if text is None:
