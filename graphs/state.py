@@ -224,6 +224,14 @@ def evidence_of(record: EvidenceRecord) -> Evidence:
     return Evidence.model_validate(record["item"])
 
 
+def grounding_texts(state: AgentState) -> list[str]:
+    """Pure: what a final answer may come from: the text (title and body) of every evidence item the run retrieved,
+    whatever its grade, and the plan's accepted answers (each checked against its evidence, or decided without a
+    tool)."""
+    texts = [f"{r['item'].get('title', '')} {r['item'].get('text', '')}" for r in state.get("evidence", [])]
+    return texts + [sq["answer"] for sq in state.get("plan", []) if sq["status"] == "answered"]
+
+
 def built_on(plan: list[SubQuestion], i: int) -> list[str]:
     """Pure: answers of the answered earlier steps step ``i`` refers to as ``#n``, in order."""
     refs = set(plan[i].get("refs", []))

@@ -179,6 +179,12 @@ class AgentConfig(BaseModel):
     """Also check that a chained step's answer (``#n`` filled in, the last step's included) is stated in a kept
     passage that names the answer it builds on, and that a final answer is grounded in the kept evidence; a failure
     is corrected like any other (agents/roles/checks.py)."""
+    check_grounded: bool = True
+    """A short final answer that none of the run's retrieved evidence contains (fewer than half its content words
+    occur in any passage the run saw, kept or dropped) comes from the model's memory, not the knowledge base: the
+    combined call's answer gets one final search, then the answerer's; an answer still in no passage is "not
+    found". Yes/no, computed and prose answers are not checked. On the committed dev records such answers were
+    wrong 23 times in 27 (agents/roles/checks.py ``grounded``)."""
     measure_prefix_reuse: bool = False
     """Add the run's ideal radix reuse (``radix_cached_share``, agents/llm/radix) to ``done``: every prompt of the run
     is tokenized by the backend before ``done`` goes out (two HTTP calls per LLM call). An eval metric: ``waypoint

@@ -4,8 +4,9 @@ A sub-answer read off by the grader is accepted only when it is non-empty, groun
 more than an entity its sub-question already names, and not the answer of the earlier step it builds on. A final
 answer must not be a bridge answer (an intermediate step's answer) nor "not found" while evidence was kept. With
 ``agent.check_chain``, a chained step's answer (the final one included) must be stated in a kept passage that also
-names the answer it builds on, and a final answer must be grounded in the kept evidence. Each check returns the
-reason it failed (shown in the trace, and the correction's ``reason``), or ``""`` to accept.
+names the answer it builds on, and a final answer must be grounded in the kept evidence. With
+``agent.check_grounded`` (the default) a short final answer must occur in some evidence the run retrieved. Each
+check returns the reason it failed (shown in the trace, and the correction's ``reason``), or ``""`` to accept.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
+UNGROUNDED_FINAL = "answer is in none of the retrieved passages"
+"""The final check's reason (``agent.check_grounded``): the model answered from memory, not from the evidence."""
 GROUNDED_SHARE = 0.5
 """Share of an answer's content tokens that must occur in the kept evidence for it to count as grounded."""
 # "Christopher Nolan" passes with one of its two words in the evidence; an "Ernst Mach" it never names fails.

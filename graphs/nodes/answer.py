@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from agents.llm import CallOptions, Completion, StreamDone, TextDelta
-from agents.roles.answerer import NOT_FOUND, answer_messages, is_not_found
+from agents.roles.answerer import NOT_FOUND, answer_messages, is_not_found, strip_citations
+from agents.roles.checks import grounded
 from agents.roles.compare import ORDERING, combine, covers, mentions
 from graphs.budget import can_call
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.events import Token
 from graphs.kit import Kit
-from graphs.state import AgentState
+from graphs.state import AgentState, grounding_texts
 
 
 def best_supported(state: AgentState) -> str:
@@ -128,13 +129,23 @@ def make(kit: Kit) -> Any:
         fallback = not kept and needs and is_not_found(text) and not is_not_found(best := best_supported(state))
         if fallback:  # the model gave up although the plan found an answer: keep the supported finding
             text = best
+        checked = kit.cfg.check_grounded and needs and not repair and not prose and not is_not_found(text)
+        ungrounded = checked and not grounded(strip_citations(text), grounding_texts(state))
+        if ungrounded:  # in no passage the run retrieved: the model's memory, not the knowledge base
+            text = NOT_FOUND
         return {
             "draft": text,
             "not_found": needs and is_not_found(text),
             "repaired": state.get("repaired", False) or repair,
             "draft_kept": kept,
             "problems": [],
-            SUMMARY_KEY: {"repair": repair, "chars": len(text), "fallback": fallback, "draft_kept": kept},
+            SUMMARY_KEY: {
+                "repair": repair,
+                "chars": len(text),
+                "fallback": fallback,
+                "draft_kept": kept,
+                "ungrounded": ungrounded,
+            },
         }
 
     return run

@@ -16,7 +16,7 @@ from typing import Any
 
 from agents.llm import LLMOutputError
 from agents.roles.answerer import cited_labels, is_not_found, strip_citations
-from agents.roles.checks import check_chain, check_final, check_subanswer, grounded
+from agents.roles.checks import UNGROUNDED_FINAL, check_chain, check_final, check_subanswer, grounded
 from agents.roles.decider import decide, next_correction
 from agents.roles.router import default_query, rewrite_query
 from graphs.budget import answer_reserve, stop_reason
@@ -31,6 +31,7 @@ from graphs.state import (
     bridge_answers,
     built_on,
     fill_refs,
+    grounding_texts,
     referenced_answers,
 )
 
@@ -107,6 +108,8 @@ def make(kit: Kit) -> Any:
                 short = state.get("answer_kind", "short") != "prose"
                 if cfg.check_chain and short and not failure and not not_found:
                     failure = chain_failure(state, plan, i, strip_citations(draft), final=True)
+                if cfg.check_grounded and short and not failure and not not_found:
+                    failure = "" if grounded(strip_citations(draft), grounding_texts(state)) else UNGROUNDED_FINAL
                 if not failure and not_found:
                     failure = "tool failed or found nothing" if tool_failed else "no evidence kept"
                 if not failure:

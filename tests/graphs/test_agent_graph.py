@@ -324,6 +324,40 @@ async def test_a_failed_final_check_is_bounded_to_one_search(make_deps: MakeDeps
     assert of_kind(envs, "answer")[0].text == "London" and llm.remaining == 0
 
 
+async def test_an_answer_from_memory_is_searched_once_then_not_found(make_deps: MakeDeps) -> None:
+    """The knowledge base has capitals but not Mongolia's: the model answers from memory, in no passage the run
+    retrieved. One final search, then the answerer, whose answer is checked too: "not found", nothing cited.
+    With the check off the memorised answer goes out."""
+    q = "What is the capital of Mongolia?"
+    for check in (True, False):
+        # the final search finds no passage the run has not graded: no grade call, the answerer has the last word
+        rest = [cite("capital", "Ulaanbaatar")] if check else [OK]
+        llm = ScriptedLLM([planned((q, "vector_search")), grade_by("capital", answer="Ulaanbaatar"), *rest])
+        envs = await run_all(make_deps(llm, [ListTool()], check_grounded=check), q)
+        answer, done = of_kind(envs, "answer")[0], of_kind(envs, "done")[0]
+        fixes = of_kind(envs, "correction")
+        assert llm.remaining == 0
+        if check:
+            assert fixes[0].action == "final_search" and fixes[-1].action == "give_up" and len(fixes) <= 3
+            assert fixes[0].reason.endswith("answer is in none of the retrieved passages")
+            assert len(llm.calls) == 3  # planner, the combined grade-and-answer, the answerer: searches are free
+            assert answer.not_found and answer.citations == [] and done.status == "not_found"
+            summary = next(s.summary for s in of_kind(envs, "step_finished") if s.node == "answer")
+            assert summary["ungrounded"] is True
+        else:
+            assert fixes == [] and answer.text == "Ulaanbaatar" and not answer.not_found
+
+
+async def test_an_answer_a_dropped_passage_states_is_not_from_memory(make_deps: MakeDeps) -> None:
+    """The memory check reads every passage the run retrieved, whatever the grader kept: an answer it states is
+    accepted as it is, with no final search."""
+    q = "What is the capital of Japan?"
+    llm = ScriptedLLM([planned((q, "vector_search")), grade_by("Eiffel", answer="Tokyo"), OK])
+    envs = await run_all(make_deps(llm, [ListTool()]), q)
+    assert of_kind(envs, "correction") == [] and of_kind(envs, "answer")[0].text == "Tokyo"
+    assert llm.remaining == 0
+
+
 async def test_retries_are_bounded_and_end_not_found(make_deps: MakeDeps) -> None:
     llm = ScriptedLLM(
         [
@@ -463,7 +497,9 @@ async def test_verify_failure_repairs_once(make_deps: MakeDeps) -> None:
             OK,
         ]
     )
-    envs = await run_all(make_deps(llm, **SEPARATE, repair=True), Q2)
+    # "Paris" is in no passage these queries retrieve: the memory check would answer "not found" before the
+    # verifier; it is off so that the verifier's repair edge is what runs
+    envs = await run_all(make_deps(llm, **SEPARATE, repair=True, check_grounded=False), Q2)
     assert "Nolan was born in Paris" in prompts(llm)[5]
     token_nodes = [t.node for t in of_kind(envs, "token")]
     assert token_nodes[0] == "answer" and token_nodes[-1] == "repair"
