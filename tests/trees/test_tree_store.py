@@ -127,3 +127,44 @@ def test_has_sections_follows_the_tenants_documents(tmp_path: Path) -> None:
     assert store.has_sections("t", max_age_s=0.0)
     other.close()
     store.close()
+
+
+def _fts_rows(store: TreeStore) -> list[tuple[str, str]]:
+    return sorted(store._db.execute("SELECT tenant, doc_id FROM trees_fts").fetchall())
+
+
+def test_replace_and_delete_remove_only_that_documents_index_row(tmp_path: Path) -> None:
+    """The same doc id in two tenants: replacing or deleting it in one leaves the other's index row alone, and a
+    replaced document is found by its new words only."""
+    store = TreeStore(tmp_path / "t.sqlite")
+    for tenant in ("a", "b"):
+        for pid, word in (("d1", "granite"), ("d2", "basalt")):
+            doc = passage(pid, f"{pid} title", f"The cliff is made of {word} and nothing else at all.")
+            store.put(tenant, build_tree(doc), doc.text)
+    new = passage("d1", "d1 title", "The cliff is made of limestone and nothing else at all.")
+    store.put("a", build_tree(new), new.text)
+    assert [m.doc_id for m in store.find_docs("a", "granite", 5)] == []
+    assert [m.doc_id for m in store.find_docs("a", "limestone", 5)] == ["d1"]
+    assert [m.doc_id for m in store.find_docs("b", "granite", 5)] == ["d1"]
+    store.delete("b", "d2")
+    assert _fts_rows(store) == [("a", "d1"), ("a", "d2"), ("b", "d1")]
+    assert store.find_docs("b", "basalt", 5) == [] and [m.doc_id for m in store.find_docs("a", "basalt", 5)] == ["d2"]
+    store.close()
+
+
+def test_a_store_written_before_the_row_map_is_mapped_when_opened(tmp_path: Path) -> None:
+    """A store from before ``trees_fts_rows`` (its index rows unmapped, user_version 0): opening it maps them once,
+    so a later replace still removes the old row instead of leaving it to match."""
+    path = tmp_path / "t.sqlite"
+    store = TreeStore(path)
+    old = passage("d1", "d1 title", "The cliff is made of granite and nothing else at all.")
+    store.put("a", build_tree(old), old.text)
+    store._db.execute("DELETE FROM trees_fts_rows")
+    store._db.execute("PRAGMA user_version = 0")
+    store.close()
+    again = TreeStore(path)
+    new = passage("d1", "d1 title", "The cliff is made of limestone and nothing else at all.")
+    again.put("a", build_tree(new), new.text)
+    assert _fts_rows(again) == [("a", "d1")] and again.find_docs("a", "granite", 5) == []
+    assert again._db.execute("PRAGMA user_version").fetchone()[0] >= 1
+    again.close()
