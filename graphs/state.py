@@ -224,11 +224,15 @@ def evidence_of(record: EvidenceRecord) -> Evidence:
     return Evidence.model_validate(record["item"])
 
 
+def evidence_text(record: EvidenceRecord) -> str:
+    """Pure: an evidence item's title and body, the text the answer checks read."""
+    return f"{record['item'].get('title', '')} {record['item'].get('text', '')}"
+
+
 def grounding_texts(state: AgentState) -> list[str]:
-    """Pure: what a final answer may come from: the text (title and body) of every evidence item the run retrieved,
-    whatever its grade, and the plan's accepted answers (each checked against its evidence, or decided without a
-    tool)."""
-    texts = [f"{r['item'].get('title', '')} {r['item'].get('text', '')}" for r in state.get("evidence", [])]
+    """Pure: what a final answer may come from: the text of every evidence item the run retrieved, whatever its
+    grade, and the plan's accepted answers (each checked against its evidence, or decided without a tool)."""
+    texts = [evidence_text(r) for r in state.get("evidence", [])]
     return texts + [sq["answer"] for sq in state.get("plan", []) if sq["status"] == "answered"]
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from agents.roles.answerer import is_yes_no
 from agents.roles.checks import grounded
+from evals.datasets import load_dataset
 from evals.store import load_records
 
 REPO = Path(__file__).resolve().parents[1]
@@ -26,13 +27,8 @@ DEFAULT_GLOB = "evals/results/**/records/*.jsonl"
 
 def passage_texts(data_root: Path) -> dict[str, str]:
     """Passage id -> title and text, over every dataset folder's corpus."""
-    texts: dict[str, str] = {}
-    for corpus in sorted(data_root.glob("*/dev_corpus.jsonl")):
-        with corpus.open(encoding="utf-8") as fh:
-            for line in fh:
-                row = json.loads(line)
-                texts[row["id"]] = f"{row.get('title', '')} {row['text']}"
-    return texts
+    folders = sorted(p.parent for p in data_root.glob("*/dev_corpus.jsonl"))
+    return {p.id: f"{p.title} {p.text}" for folder in folders for p in load_dataset(folder).corpus}
 
 
 def tally(paths: list[Path], texts: dict[str, str]) -> dict[str, Counter[str]]:

@@ -30,6 +30,7 @@ from graphs.state import (
     SubQuestion,
     bridge_answers,
     built_on,
+    evidence_text,
     fill_refs,
     grounding_texts,
     referenced_answers,
@@ -48,7 +49,7 @@ def latest_round_kept(state: AgentState, subq: int) -> list[str]:
 def kept_texts(state: AgentState, subq: int | None = None) -> list[str]:
     """Pure: the text (title and body) of every item kept for step ``subq`` (None: for any step)."""
     return [
-        f"{r['item'].get('title', '')} {r['item'].get('text', '')}"
+        evidence_text(r)
         for r in state.get("evidence", [])
         if (subq is None or r["subq"] == subq) and r["status"] in ("kept", "compacted")
     ]

@@ -255,10 +255,7 @@ class TreeStore:
         self._db.execute("BEGIN IMMEDIATE")
         try:
             if self._db.execute("PRAGMA user_version").fetchone()[0] < _VERSION:  # another process may have done it
-                self._db.execute(
-                    "INSERT OR IGNORE INTO trees_fts_rows SELECT rowid, tenant, doc_id FROM trees_fts "
-                    "WHERE rowid NOT IN (SELECT fts_rowid FROM trees_fts_rows)"
-                )
+                self._db.execute("INSERT OR IGNORE INTO trees_fts_rows SELECT rowid, tenant, doc_id FROM trees_fts")
                 self._db.execute(f"PRAGMA user_version = {_VERSION}")
             self._db.execute("COMMIT")
         except sqlite3.Error:
