@@ -73,7 +73,8 @@ class Routed(_Event):
     reason: str = ""
     source: str = "plan"
     """``plan`` (the planner's tool and reason), ``fallback`` (the plan named no usable tool: the fused search),
-    ``fused`` (the fixed fused pipeline, ``agent.routing="fused"``), ``correction``, or ``router`` (the router LLM)."""
+    ``fused`` (the fixed fused pipeline, ``agent.routing="fused"``), ``correction``, ``router`` (the router LLM), or
+    ``first_pass`` (the whole question in one fused search, ``agent.first_pass``)."""
     attempt: int = 1
     """1 for a step's first search, then 2, 3... for its corrections."""
 
@@ -83,7 +84,7 @@ class Corrected(_Event):
 
     kind: Literal["correction"] = "correction"
     subq_index: int
-    action: Literal["rewrite", "widen", "switch", "final_search", "give_up"]
+    action: Literal["rewrite", "widen", "switch", "final_search", "replan", "give_up"]
     reason: str
     """The failed check or the miss (``no evidence kept``, ``answer repeats an entity the sub-question names``...)."""
     tools: list[str] = Field(default_factory=list)

@@ -1,5 +1,8 @@
 """The agent's LangGraph: plan → route → retrieve → grade → decide (→ compact) … → answer → verify → finalize.
 
+With ``agent.first_pass`` the first ``plan`` is the question itself (no call); a first answer that fails its checks
+goes from ``decide`` back to ``plan`` (``replan``) for the planner's steps.
+
 On the last step the grade is also the answer (``combine_final``): once ``decide`` accepts it the run goes straight
 to ``verify`` (or ``finalize``), skipping ``answer``.
 """
@@ -42,7 +45,9 @@ def make_after_decide(kit: Kit) -> Any:
     follow the decision."""
     after_answer = make_after_answer(kit)
 
-    def after_decide(state: AgentState) -> Literal["compact", "route", "answer", "verify", "finalize"]:
+    def after_decide(state: AgentState) -> Literal["compact", "route", "answer", "verify", "finalize", "plan"]:
+        if state.get("decision") == "replan":  # the first pass's answer failed a check: the planner decomposes
+            return "plan"
         if state.get("drafted") and state.get("decision") == "answer":
             verdict: Literal["verify", "finalize"] = after_answer(state)
             return verdict
@@ -116,7 +121,9 @@ def build_graph(
     g.add_conditional_edges("route", after_route, ["retrieve", "decide"])
     g.add_conditional_edges("retrieve", after_retrieve, ["grade", "decide"])
     g.add_edge("grade", "decide")
-    g.add_conditional_edges("decide", make_after_decide(kit), ["compact", "route", "answer", "verify", "finalize"])
+    g.add_conditional_edges(
+        "decide", make_after_decide(kit), ["compact", "route", "answer", "verify", "finalize", "plan"]
+    )
     g.add_conditional_edges("compact", after_compact, ["route", "answer"])
     g.add_conditional_edges("answer", make_after_answer(kit), ["verify", "finalize"])
     g.add_conditional_edges("verify", make_after_verify(kit), ["answer", "finalize"])

@@ -95,7 +95,11 @@ def totals(state: AgentState, wall_s: float) -> dict[str, Any]:
     b: dict[str, Any] = dict(state.get("budget") or {})
     prompt = int(b.get("prompt_tokens", 0))
     cached = int(b.get("cached_tokens", 0))
-    corrections = list(state.get("corrections") or [])
+    answered = bool(state.get("final")) and not state.get("not_found", False)
+    corrections = [  # a replan's outcome is the run's: did the planned steps end in an answer
+        {**c, "accepted": answered} if c.get("kind") == "replan" and c.get("accepted") is None else c
+        for c in state.get("corrections") or []
+    ]
     return {
         **b,
         "wall_s": round(wall_s, 3),
@@ -109,6 +113,11 @@ def totals(state: AgentState, wall_s: float) -> dict[str, Any]:
             for sq in state.get("plan") or []
         ],
         "answer_kind": state.get("answer_kind", "short"),
+        "first_pass": "replanned"
+        if any(c.get("kind") == "replan" for c in corrections)
+        else "accepted"
+        if state.get("first_pass")
+        else "off",
     }
 
 

@@ -85,7 +85,7 @@ class RouteChoice(TypedDict, total=False):
     tools: list[str]
     query: str
     reason: str
-    source: Literal["plan", "fallback", "fused", "correction", "router"]
+    source: Literal["plan", "fallback", "fused", "correction", "router", "first_pass"]
     """Who decided: the plan's tool, the fused fallback (no usable tool in the plan), the fixed fused pipeline
     (``routing="fused"``), a correction, or the router LLM (rewrite with ``rewrite_with_llm``, or no plan tool)."""
     k: int
@@ -99,7 +99,7 @@ class CorrectionRecord(TypedDict):
 
     subq: int
     """The step corrected (``-1``: the original question, after a final answer failed its check)."""
-    kind: Literal["rewrite", "widen", "switch", "final_search"]
+    kind: Literal["rewrite", "widen", "switch", "final_search", "replan"]
     reason: str
     """The failed check or the miss that triggered it."""
     tools: list[str]
@@ -140,7 +140,7 @@ class AgentState(TypedDict, total=False):
     """Compaction notes that replaced older evidence."""
     grade_answer: str
     """The grader's reading of the active sub-question's answer from the latest evidence (empty: none)."""
-    decision: Literal["route", "answer", "rewrite", "switch", "widen", "next"]
+    decision: Literal["route", "answer", "rewrite", "switch", "widen", "next", "replan"]
     """The decider's last verdict (drives the edge after ``decide``)."""
     answer_kind: Literal["short", "prose"]
     """What the planner said the question asks for: a short factoid or prose."""
@@ -154,6 +154,11 @@ class AgentState(TypedDict, total=False):
     """The final answer was written by the combined grade-and-answer call and passed its checks."""
     compare: PlanCompare | None
     """The comparison the planner named for the last two steps (``agent.compute_comparisons``), or None."""
+    first_pass: bool
+    """The run is in its first pass (``agent.first_pass``): one fused search for the whole question, graded and
+    answered in one call; a failed check replans."""
+    first_complete: bool
+    """The first pass's reply said its passages state every fact the answer needs."""
     computed: bool
     """The answer was computed from the last two steps' answers (``agents.roles.compare``), not written by the LLM."""
     budget: Budget
@@ -206,6 +211,8 @@ def initial_state(question: str, tools: list[str], started_at: float) -> AgentSt
         "drafted": False,
         "compare": None,
         "computed": False,
+        "first_pass": False,
+        "first_complete": False,
         "budget": new_budget(),
         "started_at": started_at,
         "stop_reason": "",

@@ -167,6 +167,14 @@ class AgentConfig(BaseModel):
     steps), the answer is computed from the two steps' answers in code (``agents.roles.compare``): the last step is
     graded on its own (no combined call), and the answer costs no LLM call. Values it cannot read (no year, a tie)
     fall back to the answerer LLM. Off: the planner's ``compare`` is ignored."""
+    first_pass: bool = False
+    """Try the cheap path first: before any plan, the fused search for the whole question and one combined call that
+    grades it and answers (its reply also says whether the passages state everything the answer needs, and whether
+    the answer is short or prose). The answer is accepted when it passes the final checks and is neither a yes/no
+    conclusion nor a name the question itself gives (those are comparisons: the plan computes them); anything else
+    is a ``replan`` correction: the planner decomposes the question with the first pass's kept evidence in view, and
+    the run goes on as without it. The first pass's passages are the run's first evidence, so the agent's evidence
+    recalls at least what one fused search does."""
     prose_max_tokens: int = 320
     """Token cap of a prose answer (summaries, explanations, how-to); factoids keep ``answer_max_tokens``."""
     prose_max_chars: int = 900

@@ -27,6 +27,8 @@ _STOP_WORDS = (
 )
 _STOP = frozenset(_STOP_WORDS.split(" "))
 _YES_NO = frozenset({"yes", "no"})
+_YES_NO_WORD = re.compile(r"^\s*(?:yes|no)\s*(?:$|[.,;:!\[])", re.IGNORECASE)
+"""A bare yes/no answer ("No [E2]", "Yes, both are"; not "No Doubt")."""
 
 
 def tokens(text: str) -> list[str]:
@@ -109,4 +111,19 @@ def check_final(answer: str, *, not_found: bool, bridges: Sequence[str], kept_ev
         return "not found although evidence was kept" if kept_evidence else ""
     if any(same_answer(answer, bridge) for bridge in bridges):
         return "answer repeats an intermediate answer instead of answering the question"
+    return ""
+
+
+def check_first_pass(answer: str, *, question: str, complete: bool, prose: bool) -> str:
+    """Why the first pass's answer (``agent.first_pass``: one search for the whole question) is not the run's
+    answer, or ``""``: the reply says a link is missing; a yes/no conclusion, or a short answer the question
+    itself names (a choice between its options): those are comparisons, planned step by step and computed."""
+    if not complete:
+        return "first pass: the passages do not state every fact the answer needs"
+    if prose:
+        return ""
+    if _YES_NO_WORD.match(answer):
+        return "first pass: a yes/no conclusion is planned, each side looked up"
+    if tokens(answer) and set(tokens(answer)) <= set(tokens(question)):
+        return "first pass: the answer is a name the question gives (a choice between its options is planned)"
     return ""

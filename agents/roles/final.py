@@ -18,7 +18,7 @@ from agents.llm.bounds import token_budget
 from agents.llm.structured import parse_output
 from agents.prompting import Block, PromptBuilder
 from agents.prompts import render
-from agents.roles.schemas import FinalOut, narrowed, with_answer_bound
+from agents.roles.schemas import FinalOut, FirstPassOut, narrowed, with_answer_bound
 
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
@@ -86,14 +86,19 @@ async def grade_and_answer(
     prose: bool,
     max_chars: int,
     on_text: Callable[[str], None],
-) -> tuple[FinalOut | None, Completion]:
+    first_pass: bool = False,
+) -> tuple[FinalOut | FirstPassOut | None, Completion]:
     """One call: which of ``labels`` help, and the answer to ``question`` (prose or short) with its labels.
 
+    ``first_pass``: the reply is a ``FirstPassOut`` (it also says the answer's kind and whether the passages state
+    all it needs; ``prose`` is ignored, ``max_chars`` bounds either kind).
     Returns ``None`` for an unreadable reply (no retry: the caller falls back to the plain answerer), with the call.
     """
-    instruction = render("final_prose" if prose else "final", labels=", ".join(labels), question=question)
-    bounded = with_answer_bound(FinalOut, max_chars)
-    model_cls = cast(type[FinalOut], narrowed(bounded, "relevant", labels, len(labels)))
+    template = "first_pass" if first_pass else "final_prose" if prose else "final"
+    instruction = render(template, labels=", ".join(labels), question=question)
+    base: type[FinalOut | FirstPassOut] = FirstPassOut if first_pass else FinalOut
+    bounded = with_answer_bound(base, max_chars)
+    model_cls = cast(type[FinalOut | FirstPassOut], narrowed(bounded, "relevant", labels, len(labels)))
     schema = model_cls.model_json_schema()
     options = CallOptions(max_tokens=token_budget(schema), json_schema=schema, schema_name=model_cls.__name__)
     reader = AnswerField()

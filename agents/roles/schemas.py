@@ -94,6 +94,20 @@ class FinalOut(BaseModel):
     bound: ``with_answer_bound``)."""
 
 
+class FirstPassOut(BaseModel):
+    """The first pass (``agent.first_pass``): the whole question's one search graded and answered in one call, with
+    what the answer is and whether the passages state all it needs (``answer`` last: it streams)."""
+
+    relevant: list[Label] = Field(max_length=12)
+    """Labels of the evidence items that help answer the question."""
+    kind: AnswerKind
+    """``short`` (a name, date, number, yes/no) or ``prose`` (a summary, explanation or how-to)."""
+    complete: bool
+    """True when the relevant items together state every fact the answer needs (each hop of a chained question)."""
+    answer: str = Field(default="", max_length=160)
+    """The answer with its evidence labels, or ``NOT FOUND`` (``with_answer_bound`` widens it for prose)."""
+
+
 def with_answer_bound(base: type[BaseModel], max_chars: int) -> type[BaseModel]:
     """A subclass of ``base`` whose ``answer`` string admits ``max_chars`` characters."""
     spec: Any = (str, Field(default="", max_length=max_chars))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -54,13 +55,23 @@ class GraphStrategy:
         return await collect_stream(kept)
 
 
-def _graph_factory(name: str, stream: StreamFn) -> Callable[[StrategyContext], Any]:
+def with_agent(deps: Deps, **overrides: Any) -> Deps:
+    """``deps`` with ``settings.agent`` fields overridden, and a graph cache of its own (compiled graphs read the
+    agent settings when built)."""
+    if not overrides:
+        return deps
+    agent = deps.settings.agent.model_copy(update=overrides)
+    settings = deps.settings.model_copy(update={"agent": agent})
+    return dataclasses.replace(deps, settings=settings, extras={k: v for k, v in deps.extras.items() if k != "graphs"})
+
+
+def _graph_factory(name: str, stream: StreamFn, **agent: Any) -> Callable[[StrategyContext], Any]:
     async def factory(ctx: StrategyContext) -> Strategy:
         if ctx.retrieval_only:
             raise EvalError(f"strategy {name!r} always answers; --retrieval-only applies to retrieval strategies")
-        deps = await ctx.resources.deps()
+        deps = with_agent(await ctx.resources.deps(), **agent)
         # the first question must not pay for a cold system prefix: warm the one this strategy's runs share
-        planning = name == "agent"
+        planning = name.startswith("agent")
         described = agent_descriptions(deps.tools) if planning else baseline_descriptions(deps.tools)
         await warm_if_on(deps.llm, ctx.settings.llm, described, planning=planning)
         return GraphStrategy(
@@ -79,6 +90,18 @@ register_strategy(
     "agent",
     _graph_factory("agent", stream_run),
     "The full agent: plan, route, grade, correct, answer with citations",
+    needs_llm=True,
+)
+register_strategy(
+    "agent_first_pass",
+    _graph_factory("agent_first_pass", stream_run, first_pass=True),
+    "The agent with agent.first_pass on: one fused search and one combined call first, a plan when that fails a check",
+    needs_llm=True,
+)
+register_strategy(
+    "agent_plan_first",
+    _graph_factory("agent_plan_first", stream_run, first_pass=False),
+    "The agent with agent.first_pass off: the planner decomposes every question first",
     needs_llm=True,
 )
 register_strategy(

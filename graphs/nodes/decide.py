@@ -16,7 +16,14 @@ from typing import Any
 
 from agents.llm import LLMOutputError
 from agents.roles.answerer import cited_labels, is_not_found, strip_citations
-from agents.roles.checks import UNGROUNDED_FINAL, check_chain, check_final, check_subanswer, grounded
+from agents.roles.checks import (
+    UNGROUNDED_FINAL,
+    check_chain,
+    check_final,
+    check_first_pass,
+    check_subanswer,
+    grounded,
+)
 from agents.roles.decider import decide, next_correction
 from agents.roles.router import default_query, rewrite_query
 from graphs.budget import answer_reserve, stop_reason
@@ -26,6 +33,7 @@ from graphs.kit import Kit
 from graphs.state import (
     AgentState,
     CorrectionRecord,
+    EvidenceRecord,
     RouteChoice,
     SubQuestion,
     bridge_answers,
@@ -75,6 +83,48 @@ def chain_failure(state: AgentState, plan: list[SubQuestion], i: int, answer: st
     return check_chain(answer, builds_on=built_on(plan, i), run_texts=texts)
 
 
+def replan(
+    state: AgentState,
+    meter: Meter,
+    failure: str,
+    corrections: list[CorrectionRecord],
+    checks: list[str],
+    kept_now: list[str],
+) -> dict[str, Any]:
+    """The first pass's answer failed a check: back to ``plan`` for the planner's steps. Its passages stay in the
+    run's evidence as dropped (searched already, so the steps that find them again grade them for themselves, and
+    the grounding check still counts them), the one-step plan and the draft go."""
+    evidence: list[EvidenceRecord] = [
+        {**r, "subq": -1, "status": "dropped" if r["status"] in ("kept", "candidate") else r["status"]}
+        for r in state.get("evidence", [])
+    ]
+    record: CorrectionRecord = {
+        "subq": -1,
+        "kind": "replan",
+        "reason": failure,
+        "tools": [],
+        "query": "",
+        "kept": bool(kept_now),
+        "accepted": None,
+    }
+    meter.emit(Corrected(subq_index=0, action="replan", reason=failure))
+    return {
+        "evidence": evidence,
+        "plan": [],
+        "current": 0,
+        "first_pass": False,
+        "first_complete": False,
+        "draft": "",
+        "drafted": False,
+        "grade_answer": "",
+        "graded_final": False,
+        "decision": "replan",
+        "corrections": [*corrections, record],
+        "checks": [*checks, f"1: {failure}"],
+        SUMMARY_KEY: {"decision": "replan", "answer": "", "check": failure, "stop_reason": ""},
+    }
+
+
 def make(kit: Kit) -> Any:
     """The decide node."""
 
@@ -113,10 +163,17 @@ def make(kit: Kit) -> Any:
                     failure = "" if grounded(strip_citations(draft), grounding_texts(state)) else UNGROUNDED_FINAL
                 if not failure and not_found:
                     failure = "tool failed or found nothing" if tool_failed else "no evidence kept"
+                if state.get("first_pass") and not failure:
+                    complete = state.get("first_complete", False)
+                    failure = check_first_pass(
+                        strip_citations(draft), question=state["question"], complete=complete, prose=not short
+                    )
                 if not failure:
                     text = with_citations(draft, kept_now)
                     answer = strip_citations(text)
                     update.update({"draft": text, "drafted": True, "not_found": False})
+            if state.get("first_pass") and not answer:
+                return replan(state, meter, failure or "first pass: reply unreadable", corrections, checks, kept_now)
             corrections = settle(corrections, i, kept=bool(kept_now), accepted=bool(answer))
         else:
             answer = state.get("grade_answer", "") if kept_now else ""

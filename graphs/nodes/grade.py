@@ -13,6 +13,7 @@ from agents.llm import LLMOutputError
 from agents.roles.final import grade_and_answer
 from agents.roles.grader import Candidate, grade, keep_rules
 from agents.roles.router import unnamed
+from agents.roles.schemas import FirstPassOut
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.events import Graded, GradeItem, Token
 from graphs.kit import Kit
@@ -40,6 +41,8 @@ def make(kit: Kit) -> Any:
         )
         draft = ""
         relevant: list[str]
+        first = bool(state.get("first_pass"))
+        first_update: dict[str, Any] = {}
         if final:
             prose = state.get("answer_kind", "short") == "prose"
             out_f, call = await grade_and_answer(
@@ -49,10 +52,13 @@ def make(kit: Kit) -> Any:
                 labels=labels,
                 question=state["question"],
                 prose=prose,
-                max_chars=cfg.prose_max_chars if prose else 160,
+                max_chars=cfg.prose_max_chars if prose or first else 160,
                 on_text=lambda piece: meter.emit(Token(text=piece, node="answer")),
+                first_pass=first,
             )
-            meter.record("grade_answer", [call])
+            meter.record("first_pass" if first else "grade_answer", [call])
+            if isinstance(out_f, FirstPassOut):
+                first_update = {"answer_kind": out_f.kind, "first_complete": out_f.complete}
             relevant = out_f.relevant if out_f is not None else labels  # unreadable: keep, the answerer answers
             draft = out_f.answer.strip() if out_f is not None else ""
             answer = ""
@@ -89,6 +95,8 @@ def make(kit: Kit) -> Any:
         }
         if final:
             update["draft"] = draft
+            update.update(first_update)
+            update[SUMMARY_KEY]["complete"] = first_update.get("first_complete")
         return update
 
     return run

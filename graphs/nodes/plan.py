@@ -1,4 +1,9 @@
-"""plan: does the question need retrieval; the answer kind; its ordered sub-questions, each with a tool and why."""
+"""plan: does the question need retrieval; the answer kind; its ordered sub-questions, each with a tool and why.
+
+With ``agent.first_pass`` the first visit makes no call: the plan is the question itself, searched once with the
+fused search and answered by one combined call; ``decide`` sends the run back here (``replan``) when that answer
+fails a check, and the planner decomposes the question then.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,32 @@ from graphs.emit import SUMMARY_KEY, Meter
 from graphs.kit import Kit
 from graphs.state import AgentState, PlanCompare, new_subquestion, referenced
 
+FIRST_PASS_WHY = "first pass: the whole question in one fused search"
+
+
+def first_pass_plan(question: str) -> dict[str, Any]:
+    """Pure: the first pass's one-step plan (the question itself), with no planner call."""
+    sq = new_subquestion(question, "", FIRST_PASS_WHY)
+    sq["status"] = "active"
+    return {
+        "needs_retrieval": True,
+        "answer_kind": "short",
+        "plan": [sq],
+        "current": 0,
+        "compare": None,
+        "first_pass": True,
+        SUMMARY_KEY: {
+            "first_pass": True,
+            "compare": None,
+            "mirrored_from": [],
+            "compare_ignored": "",
+            "needs_retrieval": True,
+            "answer_kind": "short",
+            "subquestions": [question],
+            "routes": [{"tool": "fused", "why": FIRST_PASS_WHY}],
+        },
+    }
+
 
 def make(kit: Kit) -> Any:
     """The plan node."""
@@ -19,6 +50,9 @@ def make(kit: Kit) -> Any:
     async def run(state: AgentState, meter: Meter) -> dict[str, Any]:
         question = state["question"]
         allowed = [t for t in state.get("allowed_tools", []) if t in kit.deps.tools]
+        replanned = any(c["kind"] == "replan" for c in state.get("corrections", []))
+        if kit.cfg.first_pass and not replanned and any(t in allowed for t in kit.cfg.first_call_tools):
+            return first_pass_plan(question)
         needs, kind, steps, compare = True, "short", [PlanStep(ask=question)], None
         if not state.get("allowed_tools"):
             needs = False

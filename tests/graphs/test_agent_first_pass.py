@@ -1,0 +1,117 @@
+"""The first pass (``agent.first_pass``): one fused search and one combined call for the whole question; an answer
+that fails a check replans. Driven by the scripted double over tiny real tools."""
+
+from __future__ import annotations
+
+from agent_support import PASSAGES, ListTool, MakeDeps, first_by, grade_by, j, of_kind, planned, prompts, run_all
+
+from agents.llm import ScriptedLLM
+from agents.roles.checks import check_first_pass
+
+Q2 = "Where was the director of Inception born?"
+OK = j(supported=True, unsupported_claims=[])
+FIRST = {"first_pass": True}
+FUSED = ("vector_search", "graph_search")
+
+
+def tools() -> list[ListTool]:
+    return [ListTool(name) for name in FUSED]
+
+
+async def test_an_accepted_first_pass_answers_in_one_call_and_the_verifier(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM([first_by("born", answer="London"), OK])
+    vec, graph = tools()
+    envs = await run_all(make_deps(llm, [vec, graph], **FIRST), Q2)
+    nodes = [e.node for e in of_kind(envs, "step_started")]
+    assert nodes == ["plan", "route", "retrieve", "grade", "decide", "verify", "finalize"]
+    assert vec.queries == graph.queries == [Q2]  # the whole question, fused: no planner call
+    route = of_kind(envs, "route")[0]
+    assert route.source == "first_pass" and sorted(route.tools) == sorted(FUSED) and "first pass" in route.reason
+    assert [u.role for u in of_kind(envs, "usage")] == ["first_pass", "verifier"]
+    answer = of_kind(envs, "answer")[0]
+    assert answer.text == "London" and [c.doc_id for c in answer.citations] == ["p-born"]
+    done = of_kind(envs, "done")[0]
+    assert done.totals["first_pass"] == "accepted" and done.totals["corrections_fired"] == 0
+    assert llm.remaining == 0
+
+
+async def test_an_incomplete_first_pass_replans_and_the_steps_search_again(make_deps: MakeDeps) -> None:
+    script = [
+        first_by("directed", answer="Christopher Nolan", complete=False),
+        planned(("Who directed Inception?", "vector_search"), ("Where was #1 born?", "graph_search")),
+        grade_by("directed", answer="Christopher Nolan"),
+        grade_by("born", answer="London"),
+        OK,
+    ]
+    llm = ScriptedLLM(script)
+    vec, graph = tools()
+    envs = await run_all(make_deps(llm, [vec, graph], **FIRST), Q2)
+    nodes = [e.node for e in of_kind(envs, "step_started")]
+    assert nodes[:6] == ["plan", "route", "retrieve", "grade", "decide", "plan"]
+    correction = of_kind(envs, "correction")[0]
+    assert correction.action == "replan" and "every fact" in correction.reason
+    # the planner plans as it would without the first pass: the first pass's passages are not in its prompt
+    assert "## Evidence" not in prompts(llm)[1]
+    assert vec.queries == [Q2, "Who directed Inception?", "Where was Christopher Nolan born?"]
+    # a step grades the passages the first pass had seen again, for itself
+    assert "[E1]" in prompts(llm)[2] and "Christopher Nolan" in prompts(llm)[2].split("## Evidence")[1]
+    assert [u.role for u in of_kind(envs, "usage")] == ["first_pass", "planner", "grader", "grade_answer", "verifier"]
+    answer = of_kind(envs, "answer")[0]
+    assert answer.text == "London" and not answer.not_found
+    done = of_kind(envs, "done")[0]
+    assert done.totals["first_pass"] == "replanned"
+    replan = [c for c in done.totals["corrections"] if c["kind"] == "replan"]
+    assert len(replan) == 1 and replan[0]["accepted"] is True
+    assert llm.remaining == 0
+
+
+async def test_a_first_pass_yes_no_or_option_answer_is_planned_instead(make_deps: MakeDeps) -> None:
+    q = "Who was born first, Christopher Nolan or Ivo Mrak?"
+    passages = [PASSAGES[1], ("p-mrak", "Ivo Mrak", "Ivo Mrak was born in 1931, a painter.")]
+    script = [
+        first_by("born", "Mrak", answer="Ivo Mrak"),
+        j(needs_retrieval=False, subquestions=[]),  # what the planner replies is beside the point here
+        "Ivo Mrak",
+    ]
+    llm = ScriptedLLM(script)
+    deps = make_deps(llm, [ListTool(n, passages=passages) for n in FUSED], **FIRST)
+    envs = await run_all(deps, q)
+    correction = of_kind(envs, "correction")[0]
+    assert correction.action == "replan" and "a name the question gives" in correction.reason
+    assert of_kind(envs, "done")[0].totals["first_pass"] == "replanned"
+
+
+def test_the_first_pass_check() -> None:
+    q = "Are Christopher Nolan and Ivo Mrak of the same nationality?"
+    assert "every fact" in check_first_pass("London", question=Q2, complete=False, prose=False)
+    assert check_first_pass("London", question=Q2, complete=True, prose=False) == ""
+    assert "yes/no" in check_first_pass("No", question=q, complete=True, prose=False)
+    assert "yes/no" in check_first_pass("Yes, both are British", question=q, complete=True, prose=False)
+    assert check_first_pass("No Doubt", question="Which band recorded Tragic Kingdom?", complete=True, prose=False) == ""
+    assert "name the question gives" in check_first_pass("Ivo Mrak", question=q, complete=True, prose=False)
+    # prose is checked for completeness only
+    assert check_first_pass("Nolan directed it [E1].", question=q, complete=True, prose=True) == ""
+
+
+async def test_a_prose_first_pass_answer_streams_and_is_kept(make_deps: MakeDeps) -> None:
+    prose = "Christopher Nolan, a British director, directed Inception"
+    llm = ScriptedLLM([first_by("directed", answer=prose, kind="prose"), OK])
+    envs = await run_all(make_deps(llm, tools(), **FIRST), "Summarise what the knowledge base says about Inception.")
+    answer = of_kind(envs, "answer")[0]
+    assert answer.text == prose and answer.citations
+    assert of_kind(envs, "done")[0].totals["answer_kind"] == "prose"
+    assert "".join(t.text for t in of_kind(envs, "token")).startswith(prose)
+
+
+async def test_first_pass_off_plans_first(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM(
+        [
+            planned(("Who directed Inception?", "vector_search"), ("Where was #1 born?", "vector_search")),
+            grade_by("directed", answer="Christopher Nolan"),
+            grade_by("born", answer="London"),
+            OK,
+        ]
+    )
+    envs = await run_all(make_deps(llm, tools()), Q2)
+    assert of_kind(envs, "usage")[0].role == "planner"
+    assert of_kind(envs, "done")[0].totals["first_pass"] == "off"
