@@ -114,14 +114,23 @@ def check_final(answer: str, *, not_found: bool, bridges: Sequence[str], kept_ev
     return ""
 
 
+SHORT_ANSWER_WORDS = 8
+"""Content words (stop words aside) past which a "short" answer is a sentence, not a name, date or number: the
+first pass's small model restates its passage when it cannot answer ("X was six months pregnant at the time of
+the recording of Y" for "who was X pregnant with during Y")."""
+
+
 def check_first_pass(answer: str, *, question: str, complete: bool, prose: bool) -> str:
     """Why the first pass's answer (``agent.first_pass``: one search for the whole question) is not the run's
-    answer, or ``""``: the reply says a link is missing; a yes/no conclusion, or a short answer the question
-    itself names (a choice between its options): those are comparisons, planned step by step and computed."""
+    answer, or ``""``: the reply says a link is missing; a sentence where a short answer was asked; a yes/no
+    conclusion, or a short answer the question itself names (a choice between its options): those are
+    comparisons, planned step by step and computed."""
     if not complete:
         return "first pass: the passages do not state every fact the answer needs"
     if prose:
         return ""
+    if len(tokens(answer)) > SHORT_ANSWER_WORDS:
+        return "first pass: a sentence where a short answer was asked"
     if _YES_NO_WORD.match(answer):
         return "first pass: a yes/no conclusion is planned, each side looked up"
     if tokens(answer) and set(tokens(answer)) <= set(tokens(question)):

@@ -87,8 +87,16 @@ def test_the_first_pass_check() -> None:
     assert check_first_pass("London", question=Q2, complete=True, prose=False) == ""
     assert "yes/no" in check_first_pass("No", question=q, complete=True, prose=False)
     assert "yes/no" in check_first_pass("Yes, both are British", question=q, complete=True, prose=False)
-    assert check_first_pass("No Doubt", question="Which band recorded Tragic Kingdom?", complete=True, prose=False) == ""
+    assert (
+        check_first_pass("No Doubt", question="Which band recorded Tragic Kingdom?", complete=True, prose=False) == ""
+    )
     assert "name the question gives" in check_first_pass("Ivo Mrak", question=q, complete=True, prose=False)
+    restated = "Audrey Williams was six months pregnant at the time of the recording of Dear Brother"
+    assert "a sentence" in check_first_pass(restated, question=Q2, complete=True, prose=False)
+    assert (
+        check_first_pass("The Lord of the Rings: The Fellowship of the Ring", question=Q2, complete=True, prose=False)
+        == ""
+    )
     # prose is checked for completeness only
     assert check_first_pass("Nolan directed it [E1].", question=q, complete=True, prose=True) == ""
 
