@@ -72,6 +72,37 @@ async def test_real_model_answers_a_two_hop_question(
     assert sum(u.cached_tokens for u in usage) > 0  # the shared prefix is served from llama.cpp's cache
 
 
+@pytest.mark.slow
+async def test_real_model_first_pass_answers_or_replans(
+    settings: Settings, default_llm: OpenAICompatibleLLM, tmp_path: Path
+) -> None:
+    """``agent.first_pass`` with the real grammar: one fused search and one combined call whose reply parses (kind,
+    complete, answer); it is the answer, or a checked failure replans and the planner takes over."""
+    settings = settings.model_copy(update={"agent": AgentConfig(first_pass=True, top_k=3, verify=False)})
+    ingest(settings, "t", tmp_path)
+    store = open_vector_store(settings)
+    vector = VectorSearchTool(build_embedder(settings), store, "t")
+    async with open_deps(settings, tenant="t", llm=default_llm, tools={vector.name: vector}) as deps:
+        request = RunRequest(question="Where was the director of Inception born?")
+        envs = [e async for e in stream_run(deps, request)]
+    store.close()
+    for e in envs:
+        print(e.event.model_dump_json()[:400])
+    done = of_kind(envs, "done")[0]
+    assert done.status in ("ok", "budget")
+    route = of_kind(envs, "route")[0]
+    assert route.source == "first_pass" and route.query == request.question
+    roles = [u.role for u in of_kind(envs, "usage")]
+    assert roles[0] == "first_pass"
+    grade = next(e.event for e in envs if e.event.kind == "step_finished" and e.event.node == "grade")
+    assert grade.summary["complete"] in (True, False)  # the reply was read: no fallback
+    if done.totals["first_pass"] == "replanned":
+        assert roles[1] == "planner" and of_kind(envs, "correction")[0].action == "replan"
+    else:
+        assert done.totals["first_pass"] == "accepted" and roles == ["first_pass"]
+    assert "london" in of_kind(envs, "answer")[0].text.lower()
+
+
 class FlakyOnce:
     """The real vector tool whose first search fails, as a store hiccup would: the miss the loop must correct."""
 
