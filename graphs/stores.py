@@ -39,12 +39,17 @@ async def open_state_stores(stack: AsyncExitStack, settings: Settings) -> StateS
 
 def open_trace_store(settings: Settings) -> RunStore:
     """The trace store: Postgres (schema migrated) or ``DATA_DIR/runs.sqlite``; the caller closes it."""
-    if is_postgres_url(settings.postgres_url):
+    url = settings.postgres_url
+    return open_run_store(url if url and is_postgres_url(url) else str(settings.path("runs.sqlite")))
+
+
+def open_run_store(where: str) -> RunStore:
+    """A trace store by address: a ``postgresql://`` URL, or a ``runs.sqlite`` file (created when missing)."""
+    if is_postgres_url(where):
         from graphs.tracing.pg_store import PgTraceStore
 
-        assert settings.postgres_url is not None
-        return PgTraceStore.open(settings.postgres_url)
-    return TraceStore.open(settings.path("runs.sqlite"))
+        return PgTraceStore.open(where)
+    return TraceStore.open(where)
 
 
 async def open_checkpointer(stack: AsyncExitStack, settings: Settings) -> BaseCheckpointSaver[Any]:

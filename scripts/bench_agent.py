@@ -28,8 +28,8 @@ from typing import Any
 from agents.roles.answerer import is_yes_no
 from evals.compare import paired_delta
 from evals.metrics import percentile
+from graphs.stores import open_run_store
 from graphs.tracing.run_store import RunStore
-from graphs.tracing.store import TraceStore
 from knowledge.postgres import is_postgres_url
 
 REPO = Path(__file__).resolve().parents[1]
@@ -75,13 +75,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def open_traces(where: str) -> RunStore:
     """The eval's run store: a ``postgresql://`` URL (``WAYPOINT_POSTGRES_URL``) or a ``runs.sqlite`` file."""
-    if is_postgres_url(where):
-        from graphs.tracing.pg_store import PgTraceStore
-
-        return PgTraceStore.open(where)
-    if not Path(where).is_file():
+    if not is_postgres_url(where) and not Path(where).is_file():
         raise SystemExit(f"--traces {where!r}: no such run store (a runs.sqlite file or a postgresql:// URL)")
-    return TraceStore.open(where)
+    return open_run_store(where)
 
 
 def _events(traces: RunStore, run_id: str, tenant: str, kind: str) -> list[dict[str, Any]]:

@@ -62,8 +62,7 @@ def make(kit: Kit) -> Any:
         llm_used = False
         choice: RouteChoice
         if state.get("first_pass") and fused and action not in CORRECTIONS:
-            reason = "first pass: the whole question in one fused search"
-            choice = {"tools": fused, "query": state["question"], "reason": reason, "source": "first_pass"}
+            choice = {"tools": fused, "query": state["question"], "reason": sq["why"], "source": "first_pass"}
         elif action in CORRECTIONS and state["route"]["tools"]:
             choice = {**state["route"], "source": "correction"}
             if action == "rewrite" and cfg.rewrite_with_llm and can_call(meter.budget, cfg):
