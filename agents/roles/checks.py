@@ -133,6 +133,6 @@ def check_first_pass(answer: str, *, question: str, complete: bool, prose: bool)
         return "first pass: a sentence where a short answer was asked"
     if _YES_NO_WORD.match(answer):
         return "first pass: a yes/no conclusion is planned, each side looked up"
-    if tokens(answer) and set(tokens(answer)) <= set(tokens(question)):
+    if is_choice(question) or (tokens(answer) and set(tokens(answer)) <= set(tokens(question))):
         return "first pass: the answer is a name the question gives (a choice between its options is planned)"
     return ""

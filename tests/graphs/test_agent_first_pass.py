@@ -91,6 +91,10 @@ def test_the_first_pass_check() -> None:
         check_first_pass("No Doubt", question="Which band recorded Tragic Kingdom?", complete=True, prose=False) == ""
     )
     assert "name the question gives" in check_first_pass("Ivo Mrak", question=q, complete=True, prose=False)
+    # an either/or question is a choice whatever the answer adds to the option's name
+    older = "Who is younger, Daniel Darc or Thomas Worthington (Governor)?"
+    said = "Thomas Worthington (Governor of Ohio)"
+    assert "name the question gives" in check_first_pass(said, question=older, complete=True, prose=False)
     restated = "Audrey Williams was six months pregnant at the time of the recording of Dear Brother"
     assert "a sentence" in check_first_pass(restated, question=Q2, complete=True, prose=False)
     assert (
