@@ -114,10 +114,9 @@ def check_final(answer: str, *, not_found: bool, bridges: Sequence[str], kept_ev
     return ""
 
 
+# Past this many content words a "short" answer is a sentence, not a name, date or number: the first pass's small
+# model restates its passage when it cannot answer ("X was six months pregnant at the time of the recording of Y").
 SHORT_ANSWER_WORDS = 8
-"""Content words (stop words aside) past which a "short" answer is a sentence, not a name, date or number: the
-first pass's small model restates its passage when it cannot answer ("X was six months pregnant at the time of
-the recording of Y" for "who was X pregnant with during Y")."""
 
 
 def check_first_pass(answer: str, *, question: str, complete: bool, prose: bool) -> str:

@@ -63,6 +63,7 @@ AGENT_EDGES: tuple[tuple[str, str], ...] = (
     ("decide", "answer"),
     ("decide", "verify"),
     ("decide", "finalize"),
+    ("decide", "plan"),
     ("compact", "route"),
     ("compact", "answer"),
     ("answer", "verify"),

@@ -13,6 +13,7 @@ import pytest
 from agent_support import PASSAGES, of_kind
 
 from agents.llm import OpenAICompatibleLLM
+from graphs.events import Envelope
 from graphs.runner import RunRequest, stream_run
 from graphs.services import open_deps
 from knowledge.embeddings import build_embedder
@@ -46,20 +47,30 @@ def ingest(settings: Settings, tenant: str, tmp: Path) -> None:
         store.close()
 
 
+async def ask_vector_only(
+    settings: Settings, agent: AgentConfig, llm: OpenAICompatibleLLM, tmp: Path, question: str
+) -> list[Envelope]:
+    """Every envelope of one run over the ingested passages with the real vector tool alone (printed for -s)."""
+    settings = settings.model_copy(update={"agent": agent})
+    ingest(settings, "t", tmp)
+    store = open_vector_store(settings)
+    vector = VectorSearchTool(build_embedder(settings), store, "t")
+    try:
+        async with open_deps(settings, tenant="t", llm=llm, tools={vector.name: vector}) as deps:
+            envs = [e async for e in stream_run(deps, RunRequest(question=question))]
+    finally:
+        store.close()
+    for e in envs:
+        print(e.event.model_dump_json()[:400])
+    return envs
+
+
 @pytest.mark.slow
 async def test_real_model_answers_a_two_hop_question(
     settings: Settings, default_llm: OpenAICompatibleLLM, tmp_path: Path
 ) -> None:
-    settings = settings.model_copy(update={"agent": AgentConfig(max_subquestions=2, top_k=3, verify=False)})
-    ingest(settings, "t", tmp_path)
-    store = open_vector_store(settings)
-    vector = VectorSearchTool(build_embedder(settings), store, "t")
-    async with open_deps(settings, tenant="t", llm=default_llm, tools={vector.name: vector}) as deps:
-        request = RunRequest(question="Where was the director of Inception born?")
-        envs = [e async for e in stream_run(deps, request)]
-    store.close()
-    for e in envs:
-        print(e.event.model_dump_json()[:400])
+    agent = AgentConfig(max_subquestions=2, top_k=3, verify=False)
+    envs = await ask_vector_only(settings, agent, default_llm, tmp_path, "Where was the director of Inception born?")
     answer = of_kind(envs, "answer")[0]
     done = of_kind(envs, "done")[0]
     assert done.status in ("ok", "budget")
@@ -78,20 +89,13 @@ async def test_real_model_first_pass_answers_or_replans(
 ) -> None:
     """``agent.first_pass`` with the real grammar: one fused search and one combined call whose reply parses (kind,
     complete, answer); it is the answer, or a checked failure replans and the planner takes over."""
-    settings = settings.model_copy(update={"agent": AgentConfig(first_pass=True, top_k=3, verify=False)})
-    ingest(settings, "t", tmp_path)
-    store = open_vector_store(settings)
-    vector = VectorSearchTool(build_embedder(settings), store, "t")
-    async with open_deps(settings, tenant="t", llm=default_llm, tools={vector.name: vector}) as deps:
-        request = RunRequest(question="Where was the director of Inception born?")
-        envs = [e async for e in stream_run(deps, request)]
-    store.close()
-    for e in envs:
-        print(e.event.model_dump_json()[:400])
+    question = "Where was the director of Inception born?"
+    agent = AgentConfig(first_pass=True, top_k=3, verify=False)
+    envs = await ask_vector_only(settings, agent, default_llm, tmp_path, question)
     done = of_kind(envs, "done")[0]
     assert done.status in ("ok", "budget")
     route = of_kind(envs, "route")[0]
-    assert route.source == "first_pass" and route.query == request.question
+    assert route.source == "first_pass" and route.query == question
     roles = [u.role for u in of_kind(envs, "usage")]
     assert roles[0] == "first_pass"
     grade = next(e.event for e in envs if e.event.kind == "step_finished" and e.event.node == "grade")
