@@ -28,6 +28,7 @@ from evals.records import QuestionRecord
 from evals.store import load_records
 from graphs.stores import open_run_store
 from graphs.tracing.run_store import RunStore
+from knowledge.postgres import is_postgres_url
 
 REPO = Path(__file__).resolve().parents[1]
 FIRST, PLAN, SSF = "agent_first_pass", "agent_plan_first", "single_shot_fused"
@@ -182,7 +183,7 @@ def main() -> None:
     parser.add_argument("--tenant", default="default", help="the tenant the eval's runs were kept under")
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "bench" / "first_pass")
     args = parser.parse_args()
-    if args.traces and not Path(args.traces).is_file() and "://" not in args.traces:
+    if args.traces and not Path(args.traces).is_file() and not is_postgres_url(args.traces):
         raise SystemExit(f"--traces {args.traces!r}: no such run store")
     runs = open_run_store(args.traces) if args.traces else None
     result: dict[str, Any] = {"folders": [str(f) for f in args.folders], "sets": {}}
