@@ -167,7 +167,7 @@ class AgentConfig(BaseModel):
     steps), the answer is computed from the two steps' answers in code (``agents.roles.compare``): the last step is
     graded on its own (no combined call), and the answer costs no LLM call. Values it cannot read (no year, a tie)
     fall back to the answerer LLM. Off: the planner's ``compare`` is ignored."""
-    first_pass: bool = False
+    first_pass: bool = True
     """Try the cheap path first: before any plan, the fused search for the whole question and one combined call that
     grades it and answers (its reply also says whether the passages state everything the answer needs, whether the
     answer is short or prose, and which entity the question only describes). The answer is accepted when it passes

@@ -11,7 +11,7 @@ from pg_fixtures import fresh_pg_url, pg_database, pg_url  # noqa: F401  (Postgr
 
 from agents.llm.embedded import EmbeddedLlamaServer
 from agents.llm.openai_compat import OpenAICompatibleLLM
-from knowledge.settings import APIConfig, LLMConfig, LocalLLMConfig, Settings
+from knowledge.settings import AgentConfig, APIConfig, LLMConfig, LocalLLMConfig, Settings
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS_DIR = REPO / ".waypoint" / "models"
@@ -65,11 +65,13 @@ def settings(tmp_path: Path) -> Settings:
     """Settings with a fresh data dir per test and the small local model.
 
     No start-up prefix warm-up: tests that script or count LLM calls must see only their own (the warm-up's
-    tests turn it on).
+    tests turn it on). The agent plans first (``agent.first_pass`` off): scripted doubles reply to the planner
+    first; the first pass's own tests, and the served default's real-stack test, turn it on.
     """
     return Settings(
         data_dir=tmp_path / "data",
         llm=LLMConfig(warm_prefix=False),
+        agent=AgentConfig(first_pass=False),
         local=LocalLLMConfig(model=TEST_MODEL, n_ctx=8192),
         api=APIConfig(allowed_hosts=list(TEST_HOSTS)),
     )

@@ -21,7 +21,7 @@ from api.deps import AppDeps
 from api.state import AppState
 from api.wiring import open_app_deps
 from cli.serve import sample_documents
-from knowledge.settings import Settings
+from knowledge.settings import AgentConfig, Settings
 
 pytestmark = pytest.mark.integration  # real embedding model, Qdrant and FalkorDB (or a child process)
 
@@ -59,6 +59,8 @@ def lighthouse_reply(messages: Sequence[Message], options: CallOptions) -> str:
         return j(needs_retrieval=True, subquestions=["Who built the Harrow Point lighthouse?"])
     if "query" in props:
         return j(tools=["vector_search"], query="Harrow Point lighthouse built by", reason="facts")
+    if "complete" in props:  # the first pass (agent.first_pass): graded, answered, said to be complete
+        return j(relevant=labels[:3], kind="short", bridge="", complete=True, answer=f"Ada Venn [{labels[0]}]")
     if "relevant" in props:
         return j(relevant=labels[:3], answer="Ada Venn")
     if "answerable" in props:
@@ -135,6 +137,28 @@ async def test_upload_ask_with_vector_search_then_delete(api_settings: Settings)
         assert (await c.delete(f"/v1/documents/{victim}")).status_code == 404
         ready = await c.get("/readyz")
         assert ready.status_code == 200 and ready.json()["checks"] == {"llm": True, "vector_store": True}
+
+
+async def test_the_served_default_answers_from_its_first_pass(api_settings: Settings) -> None:
+    """The agent as ``waypoint serve`` runs it (``Settings()``'s agent config: the first pass on) over the real
+    stores: one fused search, one combined call, the verifier; no planner call."""
+    served = api_settings.model_copy(update={"agent": AgentConfig()})
+    assert served.agent.first_pass
+    llm = ScriptedLLM([lighthouse_reply] * 20)
+    files = [("files", (p.name, p.read_bytes(), "text/markdown")) for p in sample_documents()]
+    async with asgi(real_app(served, llm)) as c:
+        up = await c.post("/v1/documents", files=files)
+        assert (await wait_job(c, up.json()["id"]))["status"] == "done"
+        resp = await c.post("/v1/chat", json={"message": "Who built the Harrow Point lighthouse?"})
+        msgs = [m for m in parse_sse(resp.text) if "event" in m]
+        routes = [json.loads(m["data"]) for m in msgs if m["event"] == "route"]
+        assert [r["source"] for r in routes] == ["first_pass"], routes
+        roles = [json.loads(m["data"])["role"] for m in msgs if m["event"] == "usage"]
+        assert roles == ["first_pass", "verifier"]
+        run = (await c.get(f"/v1/runs/{resp.headers['x-run-id']}")).json()
+        assert run["status"] == "ok" and run["answer"].startswith("Ada Venn") and run["citations"]
+        done = json.loads(next(m["data"] for m in msgs if m["event"] == "done"))
+        assert done["totals"]["first_pass"] == "accepted"
 
 
 async def test_disconnect_aborts_the_in_flight_llm_stream(api_settings: Settings) -> None:

@@ -69,7 +69,7 @@ async def ask_vector_only(
 async def test_real_model_answers_a_two_hop_question(
     settings: Settings, default_llm: OpenAICompatibleLLM, tmp_path: Path
 ) -> None:
-    agent = AgentConfig(max_subquestions=2, top_k=3, verify=False)
+    agent = AgentConfig(first_pass=False, max_subquestions=2, top_k=3, verify=False)
     envs = await ask_vector_only(settings, agent, default_llm, tmp_path, "Where was the director of Inception born?")
     answer = of_kind(envs, "answer")[0]
     done = of_kind(envs, "done")[0]
@@ -126,7 +126,8 @@ class FlakyOnce:
 async def test_real_model_answers_a_two_hop_question_through_the_corrective_loop(
     settings: Settings, default_llm: OpenAICompatibleLLM, tmp_path: Path
 ) -> None:
-    settings = settings.model_copy(update={"agent": AgentConfig(max_subquestions=2, top_k=3, verify=False)})
+    agent = AgentConfig(first_pass=False, max_subquestions=2, top_k=3, verify=False)
+    settings = settings.model_copy(update={"agent": agent})
     ingest(settings, "t", tmp_path)
     store = open_vector_store(settings)
     vector = FlakyOnce(VectorSearchTool(build_embedder(settings), store, "t"))

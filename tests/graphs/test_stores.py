@@ -11,7 +11,7 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from graphs.events import Done, Envelope, RunStarted
 from graphs.stores import open_state_stores
 from knowledge.indexes import open_indexes
-from knowledge.settings import AgentConfig, Settings
+from knowledge.settings import Settings
 from knowledge.trees.sink import TreeSink
 
 
@@ -33,7 +33,9 @@ async def test_sqlite_in_the_data_dir_by_default(settings: Settings) -> None:
     importlib.util.find_spec("langgraph.checkpoint.postgres") is not None, reason="the postgres extra is installed"
 )
 async def test_a_postgres_url_without_the_extra_says_what_to_install(settings: Settings) -> None:
-    pg = settings.model_copy(update={"agent": AgentConfig(checkpoint_url="postgresql://root@127.0.0.1:5432/test")})
+    pg = settings.model_copy(
+        update={"agent": settings.agent.model_copy(update={"checkpoint_url": "postgresql://root@127.0.0.1:5432/test"})}
+    )
     async with AsyncExitStack() as stack:
         with pytest.raises(RuntimeError, match=r"pip install '\.\[postgres\]'"):
             await open_state_stores(stack, pg)
