@@ -175,7 +175,8 @@ class AgentConfig(BaseModel):
     itself gives (those are comparisons: the plan computes them); anything else
     is a ``replan`` correction: the planner decomposes the question with the first pass's kept evidence in view, and
     the run goes on as without it. The first pass's passages are the run's first evidence, so the agent's evidence
-    recalls at least what one fused search does."""
+    recalls at least what one fused search does. On by default: against planning first in the same runs, F1 within
+    noise on the three dev sets and the mixed set at about half the calls and wall time (docs/bench/agent.md)."""
     prose_max_tokens: int = 320
     """Token cap of a prose answer (summaries, explanations, how-to); factoids keep ``answer_max_tokens``."""
     prose_max_chars: int = 900
