@@ -159,9 +159,6 @@ class AgentState(TypedDict, total=False):
     answered in one call; a failed check replans."""
     first_complete: bool
     """The first pass's reply said its passages state every fact the answer needs."""
-    first_bridge: str
-    """The entity the first pass's reply says the question only describes ("" for none): an answer that is this
-    entity missed a hop and replans."""
     computed: bool
     """The answer was computed from the last two steps' answers (``agents.roles.compare``), not written by the LLM."""
     budget: Budget
@@ -216,7 +213,6 @@ def initial_state(question: str, tools: list[str], started_at: float) -> AgentSt
         "computed": False,
         "first_pass": False,
         "first_complete": False,
-        "first_bridge": "",
         "budget": new_budget(),
         "started_at": started_at,
         "stop_reason": "",

@@ -169,10 +169,9 @@ class AgentConfig(BaseModel):
     fall back to the answerer LLM. Off: the planner's ``compare`` is ignored."""
     first_pass: bool = True
     """Try the cheap path first: before any plan, the fused search for the whole question and one combined call that
-    grades it and answers (its reply also says whether the passages state everything the answer needs, whether the
-    answer is short or prose, and which entity the question only describes). The answer is accepted when it passes
-    the final checks and is not that described entity (a hop is missing), a yes/no conclusion or a name the question
-    itself gives (those are comparisons: the plan computes them); anything else
+    grades it and answers (its reply also says whether the passages state everything the answer needs, and whether
+    the answer is short or prose). The answer is accepted when it passes the final checks and is neither a yes/no
+    conclusion nor a name the question itself gives (those are comparisons: the plan computes them); anything else
     is a ``replan`` correction: the planner decomposes the question with the first pass's kept evidence in view, and
     the run goes on as without it. The first pass's passages are the run's first evidence, so the agent's evidence
     recalls at least what one fused search does. On by default: against planning first in the same runs, F1 within

@@ -119,18 +119,15 @@ def check_final(answer: str, *, not_found: bool, bridges: Sequence[str], kept_ev
 SHORT_ANSWER_WORDS = 8
 
 
-def check_first_pass(answer: str, *, question: str, complete: bool, prose: bool, bridge: str = "") -> str:
+def check_first_pass(answer: str, *, question: str, complete: bool, prose: bool) -> str:
     """Why the first pass's answer (``agent.first_pass``: one search for the whole question) is not the run's
-    answer, or ``""``: the reply says a link is missing; a sentence where a short answer was asked; the answer is
-    the entity the question only describes (``bridge``: a hop is missing, "the composer of film X" answered where
-    the composer's award was asked); a yes/no conclusion, or a short answer the question itself names (a choice
-    between its options): those are comparisons, planned step by step and computed."""
+    answer, or ``""``: the reply says a link is missing; a sentence where a short answer was asked; a yes/no
+    conclusion, or a short answer the question itself names (a choice between its options): those are
+    comparisons, planned step by step and computed."""
     if not complete:
         return "first pass: the passages do not state every fact the answer needs"
     if prose:
         return ""
-    if is_bridge(answer, bridge, question):
-        return "first pass: the answer is the entity the question only describes (a hop is missing)"
     if len(tokens(answer)) > SHORT_ANSWER_WORDS:
         return "first pass: a sentence where a short answer was asked"
     if _YES_NO_WORD.match(answer):
@@ -138,13 +135,3 @@ def check_first_pass(answer: str, *, question: str, complete: bool, prose: bool,
     if is_choice(question) or (tokens(answer) and set(tokens(answer)) <= set(tokens(question))):
         return "first pass: the answer is a name the question gives (a choice between its options is planned)"
     return ""
-
-
-def is_bridge(answer: str, bridge: str, question: str) -> bool:
-    """True when the short ``answer`` is the ``bridge``: the entity the question describes without naming it, so
-    the question asks something about it that the answer does not give. A bridge made of the question's own words
-    is a name the question gives, not a described entity: it proves nothing."""
-    said, via = set(tokens(answer)), set(tokens(bridge))
-    if not said or not via or via <= set(tokens(question)):
-        return False
-    return said <= via

@@ -102,9 +102,6 @@ class FirstPassOut(BaseModel):
     """Labels of the evidence items that help answer the question."""
     kind: AnswerKind
     """``short`` (a name, date, number, yes/no) or ``prose`` (a summary, explanation or how-to)."""
-    bridge: str = Field(default="", max_length=80)
-    """The entity the question needs but only describes (the person behind "the director of film X"), as the
-    passages name it; empty when the question names everything it asks about."""
     complete: bool
     """True when the relevant items together state every fact the answer needs (each hop of a chained question)."""
     answer: str = Field(default="", max_length=160)

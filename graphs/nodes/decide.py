@@ -114,7 +114,6 @@ def replan(
         "current": 0,
         "first_pass": False,
         "first_complete": False,
-        "first_bridge": "",
         "draft": "",
         "drafted": False,
         "grade_answer": "",
@@ -167,11 +166,7 @@ def make(kit: Kit) -> Any:
                 if state.get("first_pass") and not failure:
                     complete = state.get("first_complete", False)
                     failure = check_first_pass(
-                        strip_citations(draft),
-                        question=state["question"],
-                        complete=complete,
-                        prose=not short,
-                        bridge=state.get("first_bridge", ""),
+                        strip_citations(draft), question=state["question"], complete=complete, prose=not short
                     )
                 if not failure:
                     text = with_citations(draft, kept_now)

@@ -58,11 +58,7 @@ def make(kit: Kit) -> Any:
             )
             meter.record("first_pass" if first else "grade_answer", [call])
             if isinstance(out_f, FirstPassOut):
-                first_update = {
-                    "answer_kind": out_f.kind,
-                    "first_complete": out_f.complete,
-                    "first_bridge": " ".join(out_f.bridge.split()),
-                }
+                first_update = {"answer_kind": out_f.kind, "first_complete": out_f.complete}
             relevant = out_f.relevant if out_f is not None else labels  # unreadable: keep, the answerer answers
             draft = out_f.answer.strip() if out_f is not None else ""
             answer = ""
@@ -101,8 +97,6 @@ def make(kit: Kit) -> Any:
             update["draft"] = draft
             update.update(first_update)
             update[SUMMARY_KEY]["complete"] = first_update.get("first_complete")
-            if first:
-                update[SUMMARY_KEY]["bridge"] = first_update.get("first_bridge", "")
         return update
 
     return run

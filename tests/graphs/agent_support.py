@@ -144,15 +144,15 @@ def planned(*steps: tuple[str, str], kind: str = "short", why: str = "fits the s
     )
 
 
-def first_by(*keywords: str, answer: str = "", complete: bool = True, kind: str = "short", bridge: str = "") -> Any:
-    """A first-pass reply (``agent.first_pass``): ``grade_by``'s labels, the answer kind, the described entity
-    (``bridge``), ``complete`` and the answer citing the first relevant label."""
+def first_by(*keywords: str, answer: str = "", complete: bool = True, kind: str = "short") -> Any:
+    """A first-pass reply (``agent.first_pass``): ``grade_by``'s labels, the answer kind, ``complete`` and the
+    answer citing the first relevant label."""
     grader = grade_by(*keywords)
 
     def reply(messages: Sequence[Message], options: CallOptions) -> str:
         assert "complete: true" in messages[-1]["content"], "not a first-pass prompt"
         relevant = json.loads(grader(messages, options))["relevant"]
         cited = f"{answer} [{relevant[0]}]" if answer and relevant else answer
-        return j(relevant=relevant, kind=kind, bridge=bridge, complete=complete, answer=cited)
+        return j(relevant=relevant, kind=kind, complete=complete, answer=cited)
 
     return reply
