@@ -61,7 +61,7 @@ def lighthouse_reply(messages: Sequence[Message], options: CallOptions) -> str:
         return j(tools=["vector_search"], query="Harrow Point lighthouse built by", reason="facts")
     if "complete" in props:  # the first pass (agent.first_pass): graded, answered, said to be complete
         cited = f"Ada Venn [{labels[0]}]" if labels else "Ada Venn"
-        return j(relevant=labels[:3], kind="short", bridge="", complete=True, answer=cited)
+        return j(relevant=labels[:3], kind="short", complete=True, answer=cited)
     if "relevant" in props:
         return j(relevant=labels[:3], answer="Ada Venn")
     if "answerable" in props:

@@ -49,7 +49,7 @@ def lighthouse_reply(messages: Sequence[Message], options: CallOptions) -> str:
         return j(tools=["vector_search"], query="Harrow Point lighthouse built by", reason="facts")
     if "complete" in props:  # the first pass (agent.first_pass, the default): graded and answered at once
         cited = f"Ada Venn [{labels[0]}]" if labels else "Ada Venn"
-        return j(relevant=labels[:3], kind="short", bridge="", complete=True, answer=cited)
+        return j(relevant=labels[:3], kind="short", complete=True, answer=cited)
     if "relevant" in props:
         return j(relevant=labels[:3], answer="Ada Venn")
     if "answerable" in props:
