@@ -202,6 +202,8 @@ def make(kit: Kit) -> Any:
             if failure:
                 answer = ""
             corrections = settle(corrections, i, kept=bool(kept_now), accepted=bool(answer))
+            if state.get("first_pass") and not answer:  # nothing found for the whole question: the planner decides
+                return replan(state, meter, f"first pass: {failure or 'no answer'}", corrections, checks, kept_now)
         if failure:
             checks.append(f"{i + 1}: {failure}")
 
