@@ -15,11 +15,11 @@ from knowledge.settings import AgentConfig, Settings
 
 @pytest.fixture
 def make_deps(settings: Settings) -> MakeDeps:
-    """Build Deps with a given LLM, tools (default: one ListTool) and agent config overrides. The plan-first path
-    unless a test turns ``first_pass`` on: the scripts reply to the planner first."""
+    """Build Deps with a given LLM, tools (default: one ListTool) and agent config overrides on the ``settings``
+    fixture's agent config (plan first, unless a test turns ``first_pass`` on: the scripts reply to the planner)."""
 
     def make(llm: LLMBackend, tools: Sequence[Any] | None = None, checkpointer: Any = None, **agent: Any) -> Deps:
-        cfg = settings.model_copy(update={"agent": AgentConfig(**{"first_pass": False, **agent})})
+        cfg = settings.model_copy(update={"agent": AgentConfig(**{**settings.agent.model_dump(), **agent})})
         registry = {t.name: t for t in (tools if tools is not None else [ListTool()])}
         return Deps(llm=llm, tools=registry, settings=cfg, checkpointer=checkpointer)
 
