@@ -1,12 +1,13 @@
 # Waypoint: two commands on a fresh machine.
 #   make run    install everything and serve Waypoint on the embedded defaults
 #   make test   install everything and run the whole test suite (lint, types, tests)
+# Opt-in: make run-native  build llama-server for this CPU (AVX-512 where it has it; ~10 min once) and serve on it
 PYTHON ?= python3.11
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 
-.PHONY: run test install install-dev system-deps lint typecheck pytest clean
+.PHONY: run run-native llama-native test install install-dev system-deps lint typecheck pytest clean
 
 $(VENV)/.created:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH"; exit 1; }
@@ -29,6 +30,15 @@ install-dev: $(VENV)/.installed-dev
 
 run: $(VENV)/.installed-run
 	$(VENV)/bin/waypoint serve
+
+# llama.cpp's server built for this CPU from a pinned, hash-checked source (docs/bench/llm_isa.md)
+LLAMA_NATIVE := .waypoint/llama-native/bin/llama-server
+$(LLAMA_NATIVE): scripts/build_llama_native.sh | $(VENV)/.created
+	bash scripts/build_llama_native.sh .waypoint/llama-native $(PY)
+llama-native: $(LLAMA_NATIVE)
+
+run-native: $(VENV)/.installed-run $(LLAMA_NATIVE)
+	WAYPOINT_LOCAL_SERVER_BIN=$(abspath $(LLAMA_NATIVE)) $(VENV)/bin/waypoint serve
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .

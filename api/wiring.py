@@ -18,7 +18,7 @@ from pathlib import Path
 from api.deps import AppDeps, DocumentInfo, IngestResult, RunSpec
 from api.tenants import partition_secret, partition_tag
 from graphs.events import Envelope
-from graphs.public import LLMBackend, RetrievalTool
+from graphs.public import LOCAL_BACKENDS, LLMBackend, RetrievalTool
 from graphs.runner import stream_run
 from graphs.services import AfterIngest, Services, open_services
 from graphs.warmup import agent_descriptions, warm_if_on
@@ -27,8 +27,8 @@ from knowledge.settings import Settings
 
 log = logging.getLogger(__name__)
 
-EMBEDDED = "llama.cpp-embedded:"
-"""How ``Services.model`` starts when the services started the embedded llama.cpp server."""
+LOCAL = tuple(f"{b}:" for b in LOCAL_BACKENDS)
+"""How ``Services.model`` starts when the services started a local llama.cpp server (wheel or child)."""
 
 
 async def run_agent(services: Services, spec: RunSpec, *, secret: bytes = b"") -> AsyncIterator[Envelope]:
@@ -137,5 +137,5 @@ async def open_app_deps(settings: Settings, *, llm: LLMBackend | None = None) ->
             model=services.model,
             traces=services.state.traces,
             tools=tools_for,
-            llm_slots=settings.local.n_parallel if services.model.startswith(EMBEDDED) else None,
+            llm_slots=settings.local.n_parallel if services.model.startswith(LOCAL) else None,
         )

@@ -15,7 +15,7 @@ from typing import Any
 
 from evals.errors import EvalError
 from evals.machine import describe_machine
-from graphs.public import MODEL_CATALOG, sha256_file
+from graphs.public import LOCAL_BACKENDS, MODEL_CATALOG, sha256_file
 from knowledge.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -88,6 +88,8 @@ def provenance_id(prov: dict[str, Any]) -> str:
     machine = prov.get("machine") or {}
     key = {**{k: prov.get(k) for k in _ID_KEYS}, "config": config, "cpu": machine.get("cpu")}
     key["cores"] = machine.get("cores")
+    if prov.get("server_sha256"):  # only for a llama-server child, so earlier runs keep their ids
+        key["server_sha256"] = prov["server_sha256"]
     return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
@@ -95,15 +97,20 @@ def collect_provenance(
     settings: Settings, *, llm_used: bool, backend: str | None, model: str | None, out: Path | None = None
 ) -> dict[str, Any]:
     """The provenance of a run about to start (``llm_used`` False: no model, so no model hash or backend; the
-    model file is hashed for the embedded backend only, the one that reads it)."""
+    model file is hashed for the local backends only, the ones that read it; a ``llama-server`` child's binary
+    is hashed too, since its build decides its kernels)."""
+    local = llm_used and backend in LOCAL_BACKENDS
     prov: dict[str, Any] = {
         **git_state(exclude=out),
         "config": resolved_config(settings),
         "model": model if llm_used else None,
-        "model_sha256": model_file_sha256(settings) if llm_used and backend == "llama.cpp-embedded" else None,
+        "model_sha256": model_file_sha256(settings) if local else None,
         "backend": backend if llm_used else None,
         "machine": machine_state(),
     }
+    if local and backend == "llama.cpp-server" and settings.local.server_bin:
+        binary = Path(settings.local.server_bin).expanduser()
+        prov["server_sha256"] = sha256_file(binary) if binary.is_file() else None
     prov["id"] = provenance_id(prov)
     return prov
 
@@ -114,7 +121,8 @@ def _comparable(config: Any) -> dict[str, Any]:
 
 def differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     """The provenance fields in which ``a`` and ``b`` differ (config compared as a whole)."""
-    diffs = [k for k in ("commit", "dirty", "diff_sha256", "model", "model_sha256", "backend") if a.get(k) != b.get(k)]
+    keys = ("commit", "dirty", "diff_sha256", "model", "model_sha256", "server_sha256", "backend")
+    diffs = [k for k in keys if a.get(k) != b.get(k)]
     if _comparable(a.get("config")) != _comparable(b.get("config")):
         diffs.append("config")
     ma, mb = a.get("machine") or {}, b.get("machine") or {}

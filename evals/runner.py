@@ -24,7 +24,7 @@ from evals.store import append_record, load_records, read_meta, records_path, re
 from evals.strategies import Strategy, StrategyContext, build_strategy
 from evals.strategies.base import check_names, needs_llm
 from evals.summary import build_summary
-from graphs.public import LLMBackend
+from graphs.public import LLMBackend, local_backend
 from knowledge.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -192,10 +192,9 @@ def _provenance(
     """This run's provenance, written into ``run.json``; refuses to add to records of another one unless asked."""
     if llm is not None:
         model, backend = getattr(llm, "model_name", None), "passed-in"
-    elif settings.llm.base_url:
-        model, backend = settings.llm.model, "openai-compatible"
     else:
-        model, backend = settings.local.model, "llama.cpp-embedded"
+        backend = local_backend(settings)
+        model = settings.llm.model if backend == "openai-compatible" else settings.local.model
     prov = collect_provenance(settings, llm_used=llm_needed, backend=backend, model=model, out=out)
     earlier = {r.provenance for name in strategies_in(out) for r in load_records(records_path(out, name)).values()}
     before = meta.get("provenance")

