@@ -34,7 +34,7 @@ class Deps:
     clock: Callable[[], float] = time.monotonic
     """Monotonic seconds, for the wall-clock budget (tests may pass a fake)."""
     backend: str = ""
-    """What serves the LLM: ``llama.cpp-embedded``, ``llama.cpp-server``, ``openai-compatible``, or empty when passed in."""
+    """What serves the LLM: ``llama.cpp-embedded``, ``llama.cpp-server``, ``openai-compatible``; empty: passed in."""
     extras: dict[str, Any] = field(default_factory=dict)
     """Anything else an adapter wants to keep alive for the run's lifetime."""
     cache_partition: str = ""

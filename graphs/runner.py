@@ -117,6 +117,8 @@ def totals(state: AgentState, wall_s: float) -> dict[str, Any]:
         if any(c.get("kind") == "replan" for c in corrections)
         else "accepted"
         if state.get("first_pass")
+        else "skipped"
+        if state.get("first_pass_skipped")
         else "off",
     }
 

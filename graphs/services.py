@@ -46,7 +46,7 @@ class Services:
     llm: LLMBackend
     """The LLM every role calls (``NoLLM`` when the process must not call one)."""
     backend: str
-    """What serves the LLM: ``llama.cpp-embedded``, ``llama.cpp-server``, ``openai-compatible``, or empty when passed in."""
+    """What serves the LLM: ``llama.cpp-embedded``, ``llama.cpp-server``, ``openai-compatible``; empty: passed in."""
     model: str
     """``backend:model`` of a started LLM, or the passed-in LLM's ``model_name``."""
     embedder: CachedEmbedder

@@ -159,6 +159,8 @@ class AgentState(TypedDict, total=False):
     answered in one call; a failed check replans."""
     first_complete: bool
     """The first pass's reply said its passages state every fact the answer needs."""
+    first_pass_skipped: str
+    """Why the first pass was skipped for this question (``agent.first_pass_skips_comparisons``), or empty."""
     computed: bool
     """The answer was computed from the last two steps' answers (``agents.roles.compare``), not written by the LLM."""
     budget: Budget
@@ -213,6 +215,7 @@ def initial_state(question: str, tools: list[str], started_at: float) -> AgentSt
         "computed": False,
         "first_pass": False,
         "first_complete": False,
+        "first_pass_skipped": "",
         "budget": new_budget(),
         "started_at": started_at,
         "stop_reason": "",

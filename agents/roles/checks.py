@@ -69,6 +69,28 @@ def is_choice(question: str) -> bool:
     return bool(re.search(r"\bor\b", question, re.IGNORECASE))
 
 
+_YES_NO_QUESTION = re.compile(r"^\W*(?:is|are|was|were|do|does|did|has|have|had)\s+(?!you\b|i\b|we\b)\w", re.IGNORECASE)
+"""A question in yes/no form: it opens with a form of be / do / have ("Are both ...", "Did X ..."), not a request
+addressed to the assistant ("Do you have ...": that one may want prose)."""
+
+
+def asks_yes_no(question: str) -> bool:
+    """True for a question in yes/no form (``_YES_NO_QUESTION``)."""
+    return bool(_YES_NO_QUESTION.match(question))
+
+
+def comparison_form(question: str) -> str:
+    """Why the question's form alone means ``check_first_pass`` would not accept a first pass's answer, or ``""``:
+    a yes/no question concludes yes or no (planned, each side looked up), an either/or one is answered with a name
+    it gives (planned, the options compared). The first pass is skipped for these: it would cost a search and a
+    call only to be replanned."""
+    if asks_yes_no(question):
+        return "a yes/no question: its conclusion is planned, each side looked up"
+    if is_choice(question):
+        return "an either/or question: its options are planned and compared"
+    return ""
+
+
 def stated_with(answer: str, bridge: str, evidence_texts: Iterable[str]) -> bool:
     """True when one passage both grounds ``answer`` and names ``bridge`` (one of its content tokens): the fact
     "#1 was born on D" is stated where #1 is named, not read off a passage about someone else."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.llm import LLMOutputError
+from agents.roles.checks import comparison_form
 from agents.roles.compare import applies, mirror
 from agents.roles.planner import clean_steps, plan
 from agents.roles.schemas import PlanStep
@@ -51,8 +52,11 @@ def make(kit: Kit) -> Any:
         question = state["question"]
         allowed = [t for t in state.get("allowed_tools", []) if t in kit.deps.tools]
         replanned = any(c["kind"] == "replan" for c in state.get("corrections", []))
+        skipped = ""
         if kit.cfg.first_pass and not replanned and any(t in allowed for t in kit.cfg.first_call_tools):
-            return first_pass_plan(question)
+            skipped = comparison_form(question) if kit.cfg.first_pass_skips_comparisons else ""
+            if not skipped:
+                return first_pass_plan(question)
         needs, kind, steps, compare = True, "short", [PlanStep(ask=question)], None
         if not state.get("allowed_tools"):
             needs = False
@@ -89,7 +93,9 @@ def make(kit: Kit) -> Any:
             "plan": subqs,
             "current": 0,
             "compare": comparing,
+            "first_pass_skipped": skipped,
             SUMMARY_KEY: {
+                **({"first_pass_skipped": f"first pass skipped: {skipped}"} if skipped else {}),
                 "compare": comparing,
                 "mirrored_from": mirrored,
                 "compare_ignored": ignored,

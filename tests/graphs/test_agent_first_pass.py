@@ -6,7 +6,7 @@ from __future__ import annotations
 from agent_support import PASSAGES, ListTool, MakeDeps, first_by, grade_by, j, of_kind, planned, prompts, run_all
 
 from agents.llm import ScriptedLLM
-from agents.roles.checks import check_first_pass
+from agents.roles.checks import check_first_pass, comparison_form
 
 Q2 = "Where was the director of Inception born?"
 OK = j(supported=True, unsupported_claims=[])
@@ -74,11 +74,36 @@ async def test_a_first_pass_yes_no_or_option_answer_is_planned_instead(make_deps
         "Ivo Mrak",
     ]
     llm = ScriptedLLM(script)
-    deps = make_deps(llm, [ListTool(n, passages=passages) for n in FUSED], **FIRST)
-    envs = await run_all(deps, q)
+    tools_ = [ListTool(n, passages=passages) for n in FUSED]
+    envs = await run_all(make_deps(llm, tools_, first_pass_skips_comparisons=False, **FIRST), q)
     correction = of_kind(envs, "correction")[0]
     assert correction.action == "replan" and "a name the question gives" in correction.reason
     assert of_kind(envs, "done")[0].totals["first_pass"] == "replanned"
+
+
+async def test_a_question_in_comparison_form_skips_the_first_pass_and_is_planned(make_deps: MakeDeps) -> None:
+    """Its first answer would be replanned whatever it said (a yes/no conclusion, a name the question gives)."""
+    q = "Who was born first, Christopher Nolan or Ivo Mrak?"
+    llm = ScriptedLLM([j(needs_retrieval=False, subquestions=[]), "Ivo Mrak"])
+    vec, graph = tools()
+    envs = await run_all(make_deps(llm, [vec, graph], **FIRST), q)
+    assert vec.queries == graph.queries == []  # no first search
+    assert [u.role for u in of_kind(envs, "usage")] == ["planner", "answerer"]
+    assert not of_kind(envs, "correction")
+    plan_done = next(e for e in of_kind(envs, "step_finished") if e.node == "plan")
+    assert "either/or" in plan_done.summary["first_pass_skipped"]
+    assert of_kind(envs, "done")[0].totals["first_pass"] == "skipped"
+    assert llm.remaining == 0
+
+
+def test_the_comparison_form() -> None:
+    assert "yes/no" in comparison_form("Are Dan Frost and Luis Amuchastegui both from the same country?")
+    assert "yes/no" in comparison_form("Did the director of Inception study in London?")
+    assert "either/or" in comparison_form("Which album came first, En Mi Imperio or V-Sit?")
+    assert comparison_form("Where was the director of Inception born?") == ""
+    assert comparison_form("Do you have anything on the lighthouse keeper?") == ""  # a request, maybe for prose
+    assert comparison_form("Is there a limit on file size?").startswith("a yes/no")
+    assert comparison_form("Island of Hawaii: who named it?") == ""  # "Is" only as a whole word
 
 
 async def test_a_first_pass_that_finds_nothing_replans_and_the_planner_may_answer_without_retrieval(
