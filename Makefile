@@ -1,7 +1,7 @@
 # Waypoint: two commands on a fresh machine.
 #   make run    install everything and serve Waypoint on the embedded defaults
 #   make test   install everything and run the whole test suite (lint, types, tests)
-# Opt-in: make run-native  build llama-server for this CPU (AVX-512 where it has it; ~10 min once) and serve on it
+# Opt-in: make run-native  build llama-server for this CPU (AVX-512 where it has it; ~5 min once) and serve on it
 PYTHON ?= python3.11
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -28,17 +28,21 @@ $(VENV)/.installed-dev: $(VENV)/.created pyproject.toml
 install: $(VENV)/.installed-run
 install-dev: $(VENV)/.installed-dev
 
-run: $(VENV)/.installed-run
-	$(VENV)/bin/waypoint serve
-
-# llama.cpp's server built for this CPU from a pinned, hash-checked source (docs/bench/llm_isa.md)
+# llama.cpp's server built for this CPU from a pinned, hash-checked source (docs/bench/llm_native_agent.md):
+# `make run` serves on it once `make llama-native` (or `make run-native`) has built it, else on the wheel.
 LLAMA_NATIVE := .waypoint/llama-native/bin/llama-server
+
+run: $(VENV)/.installed-run
+	@if [ -z "$$WAYPOINT_LOCAL_SERVER_BIN" ] && [ -z "$$WAYPOINT_LLM_BASE_URL" ] && [ -x $(LLAMA_NATIVE) ]; then \
+	  echo "serving on the native llama-server ($(LLAMA_NATIVE))"; \
+	  WAYPOINT_LOCAL_SERVER_BIN=$(abspath $(LLAMA_NATIVE)) $(VENV)/bin/waypoint serve; \
+	else $(VENV)/bin/waypoint serve; fi
+
 $(LLAMA_NATIVE): scripts/build_llama_native.sh | $(VENV)/.created
 	bash scripts/build_llama_native.sh .waypoint/llama-native $(PY)
 llama-native: $(LLAMA_NATIVE)
 
-run-native: $(VENV)/.installed-run $(LLAMA_NATIVE)
-	WAYPOINT_LOCAL_SERVER_BIN=$(abspath $(LLAMA_NATIVE)) $(VENV)/bin/waypoint serve
+run-native: llama-native run
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .

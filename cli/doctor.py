@@ -8,6 +8,7 @@ hashed, never assembled; ports are bound and released at once).
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import socket
 from collections.abc import Mapping
@@ -183,6 +184,36 @@ def check_writable(name: str, folder: Path) -> Check:
     return Check(name, "ok", f"{folder} is writable")
 
 
+def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str]:
+    """The CPU's feature flags (Linux; empty elsewhere)."""
+    try:
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def check_llm_kernels(settings: Settings, flags: set[str] | None = None) -> Check | None:
+    """The local LLM's CPU kernels: a configured ``local.server_bin`` is there and runnable; on a CPU with
+    AVX-512, the AVX2-only wheel is a warning with the fix (``docs/bench/llm_native_agent.md``)."""
+    if settings.llm.base_url:
+        return None
+    binary = settings.local.server_bin
+    if binary is not None:
+        path = Path(binary).expanduser()
+        if not path.is_file() or not os.access(path, os.X_OK):
+            return Check("llm kernels", "fail", f"WAYPOINT_LOCAL_SERVER_BIN={path} is missing or not executable",
+                         "make llama-native, or unset WAYPOINT_LOCAL_SERVER_BIN")  # fmt: skip
+        return Check("llm kernels", "ok", f"llama-server child: {path}")
+    have = cpu_flags() if flags is None else flags
+    if "avx512f" in have:
+        return Check("llm kernels", "warn", "the xllamacpp wheel's AVX2 kernels on a CPU with AVX-512",
+                     "make run-native: the agent ran 0.62x the wall time on a native build")  # fmt: skip
+    return Check("llm kernels", "ok", "the xllamacpp wheel (AVX2)")
+
+
 def check_chromium(paths: tuple[str, ...] = CHROMIUM_PATHS) -> Check:
     """Chromium for the trace-viewer browser tests and the UI benchmark (optional: a warning when absent)."""
     found = next((p for p in paths if Path(p).is_file()), None) or shutil.which("chromium")
@@ -197,6 +228,7 @@ def run_checks(settings: Settings) -> list[Check]:
     checks = [
         check_writable("data dir", settings.data_dir),
         check_model(settings),
+        check_llm_kernels(settings),
         check_vectors(settings),
         check_graph(settings),
         check_postgres(settings),

@@ -5,11 +5,14 @@ so that drift in the machine's load falls on both; each arm is a resumable eval 
 folder, extended block by block (``--limit`` grows), with the same settings except ``local.server_bin``:
 
     .venv/bin/python scripts/bench_native_agent.py -d hotpotqa -n 20 --block 5 \
-        --server-bin .waypoint/llama-native/bin/llama-server --out evals/results/native-agent-DATE
+        --server-bin .waypoint/llama-native/bin/llama-server --out /tmp/native-agent   # then copy into evals/results
 
-Per arm: F1, EM, LLM calls, wall p50/p95, and per LLM call (from each run's ``usage`` events in the run store)
-the prefill rate ((prompt - cached) tokens / time to first token) and the decode rate ((completion - 1) tokens /
-time after the first). Paired on the same questions (bootstrap): native - wheel for wall, calls and F1. Writes
+``--out`` lies outside the checkout: one arm's folder inside it would make the checkout dirty for the other (the
+eval's provenance refuses to merge records made from another state). Run it from a worktree at a fixed commit.
+
+Per arm: F1, EM, LLM calls, wall p50/p95/mean, uncached prompt and output tokens a question (the work, which
+should match; the kernels' own rates are in ``llm_isa.md``).
+Paired on the same questions (bootstrap): native - wheel for wall, calls and F1. Writes
 ``OUT/result.json`` and ``docs/bench/llm_native_agent.{json,md}``.
 """
 
@@ -27,13 +30,9 @@ from typing import Any
 from evals.compare import paired_delta
 from evals.datasets import load_dataset
 from evals.metrics import percentile
-from evals.provenance import collect_provenance
 from evals.records import QuestionRecord
-from evals.resources import tenant_for
 from evals.runner import EvalConfig, run_eval
 from evals.store import load_records, records_path
-from graphs.events import LLMUsage
-from graphs.stores import open_trace_store
 from knowledge.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -43,32 +42,6 @@ ARMS = ("wheel", "native")
 def _settings(base: Settings, arm: str, server_bin: Path) -> Settings:
     local = base.local.model_copy(update={"server_bin": server_bin if arm == "native" else None})
     return base.model_copy(update={"local": local})
-
-
-def call_rates(settings: Settings, tenant: str, rows: list[QuestionRecord]) -> dict[str, Any]:
-    """Prefill and decode rates per LLM call, from the ``usage`` events of the arm's runs."""
-    prefill: list[float] = []
-    decode: list[float] = []
-    store = open_trace_store(settings)
-    try:
-        for r in rows:
-            for env in store.events(r.run_id, tenant=tenant) if r.run_id else []:
-                ev = env.event
-                if not isinstance(ev, LLMUsage) or not ev.ttft_s:
-                    continue
-                fresh = ev.prompt_tokens - ev.cached_tokens
-                if fresh >= 64:
-                    prefill.append(fresh / ev.ttft_s)
-                after = ev.latency_s - ev.ttft_s
-                if ev.completion_tokens > 4 and after > 0:
-                    decode.append((ev.completion_tokens - 1) / after)
-    finally:
-        store.close()
-    return {
-        "calls_timed": len(prefill),
-        "prefill_tok_s_p50": round(statistics.median(prefill), 1) if prefill else None,
-        "decode_tok_s_p50": round(statistics.median(decode), 1) if decode else None,
-    }
 
 
 def summarise(rows: list[QuestionRecord]) -> dict[str, Any]:
@@ -82,6 +55,8 @@ def summarise(rows: list[QuestionRecord]) -> dict[str, Any]:
         "wall_p50_s": round(percentile(walls, 50) or 0.0, 1),
         "wall_p95_s": round(percentile(walls, 95) or 0.0, 1),
         "wall_mean_s": round(statistics.fmean(walls), 1),
+        "uncached_prompt_tokens_mean": round(statistics.fmean(r.prompt_tokens - r.cached_tokens for r in rows)),
+        "completion_tokens_mean": round(statistics.fmean(r.completion_tokens for r in rows)),
         "errors": sum(1 for r in rows if r.error),
     }
 
@@ -116,18 +91,20 @@ def render(result: dict[str, Any]) -> str:
         f"`scripts/bench_native_agent.py` · dataset `{result['dataset']}`, first {result['n']} questions · strategy "
         f"`{result['strategy']}` · model `{p['model']}` (sha256 `{(p.get('model_sha256') or '')[:8]}…`) · "
         f"native binary sha256 `{(result.get('server_sha256') or '')[:8]}…` · commit `{p['commit'][:7]}`"
-        f"{' (dirty)' if p.get('dirty') else ''} · {result['machine']} · load at start {result['load_start']}, "
-        f"at end {result['load_end']} · blocks of {result['block']} alternating "
-        f"{' / '.join(result['order'])} · {result['elapsed_min']} min.",
+        f"{' (dirty)' if p.get('dirty') else ''} · {result['machine']} · load (1/5/15 min) when each arm last "
+        f"started: {result['load_at_arm_starts']} · blocks of {result['block']} alternating "
+        f"{' / '.join(result['order'])}.",
         "",
-        "| arm | F1 | EM | calls p50 / mean | wall p50 s | wall p95 s | prefill tok/s p50 | decode tok/s p50 |",
-        "|---|---|---|---|---|---|---|---|",
+        "| arm | F1 | EM | calls p50 / mean | wall p50 s | wall p95 s | wall mean s | uncached prompt tok "
+        "| output tok |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for arm in ARMS:
-        s, c = result["arms"][arm], result["rates"][arm]
+        s = result["arms"][arm]
         lines.append(
             f"| {arm} | {s['f1']} | {s['em']} | {s['llm_calls_median']} / {s['llm_calls_mean']} | {s['wall_p50_s']} | "
-            f"{s['wall_p95_s']} | {c['prefill_tok_s_p50']} | {c['decode_tok_s_p50']} |"
+            f"{s['wall_p95_s']} | {s['wall_mean_s']} | {s['uncached_prompt_tokens_mean']} | "
+            f"{s['completion_tokens_mean']} |"
         )
     lines += ["", "Paired on the same questions, native − wheel (95 % bootstrap interval):", ""]
     lines += [
@@ -148,9 +125,11 @@ async def main_async(args: argparse.Namespace) -> None:
     dataset = load_dataset(args.dataset)
     out: Path = args.out
     order: list[str] = []
+    n_blocks = (args.n + args.block - 1) // args.block
+    planned = [arm for b in range(n_blocks) for arm in (ARMS if b % 2 == 0 else ARMS[::-1])]
     load_start = os.getloadavg()[0]
     started = time.perf_counter()
-    blocks = (args.n + args.block - 1) // args.block
+    blocks = 0 if args.report_only else n_blocks
     for b in range(blocks):
         arms = ARMS if b % 2 == 0 else ARMS[::-1]
         for arm in arms:
@@ -163,25 +142,27 @@ async def main_async(args: argparse.Namespace) -> None:
     ids = [r.question_id for r in rows["wheel"] if r.question_id in {x.question_id for x in rows["native"]}]
     by = {arm: {r.question_id: r for r in rows[arm]} for arm in ARMS}
     base_rows, cand_rows = [by["wheel"][i] for i in ids], [by["native"][i] for i in ids]
-    native_settings = _settings(base, "native", server_bin)
-    prov = collect_provenance(native_settings, llm_used=True, backend="llama.cpp-server", model=base.local.model)
+    prov = json.loads((out / "native" / "run.json").read_text())["provenance"]  # as the native arm recorded it
     result = {
         "dataset": args.dataset,
         "strategy": args.strategy,
         "n": len(ids),
         "block": args.block,
-        "order": order,
-        "elapsed_min": round(elapsed, 1),
-        "load_start": round(load_start, 2),
-        "load_end": round(os.getloadavg()[0], 2),
+        "order": planned,
+        "elapsed_min": round(elapsed, 1) if order else None,
+        "load_start": round(load_start, 2) if order else None,
+        "load_end": round(os.getloadavg()[0], 2) if order else None,
+        "load_at_arm_starts": {
+            arm: [
+                (h.get("machine") or {}).get("load")
+                for h in json.loads((out / arm / "run.json").read_text()).get("provenance_history", [])
+            ]
+            for arm in ARMS
+        },
         "machine": f"{prov['machine'].get('cpu')}, {prov['machine'].get('cores')} cores",
         "server_sha256": prov.get("server_sha256"),
         "provenance": {k: prov.get(k) for k in ("commit", "dirty", "model", "model_sha256", "machine", "config")},
         "arms": {"wheel": summarise(base_rows), "native": summarise(cand_rows)},
-        "rates": {
-            "wheel": call_rates(base, tenant_for(dataset), base_rows),
-            "native": call_rates(base, tenant_for(dataset), cand_rows),
-        },
         "paired": [paired(m, base_rows, cand_rows) for m in ("wall_s", "llm_calls", "f1")],
         "out": str(out),
     }
@@ -201,6 +182,7 @@ def main() -> None:
     ap.add_argument("--server-bin", type=Path, default=REPO / ".waypoint/llama-native/bin/llama-server")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--docs", action="store_true", help="also write docs/bench/llm_native_agent.{json,md}")
+    ap.add_argument("--report-only", action="store_true", help="run nothing: report the arms' records in --out")
     asyncio.run(main_async(ap.parse_args()))
 
 

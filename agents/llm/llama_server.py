@@ -5,7 +5,9 @@ uses the CPU's AVX-512 / VNNI / AMX (1.38x prefill, 1.20x decode on this project
 ``docs/bench/llm_isa.md``). It speaks the same OpenAI-compatible API with the same prefix cache, so the
 client (``OpenAICompatibleLLM``) does not change; only who owns the server does. The child gets the wheel's
 settings (context, slots, threads, prompt cache), binds loopback only, and dies with its parent
-(``PR_SET_PDEATHSIG``), so a ``kill -9`` of Waypoint leaves no server holding the model.
+(``PR_SET_PDEATHSIG``), so a ``kill -9`` of Waypoint leaves no server holding the model. Linux sends that signal
+when the *thread* that spawned the child ends: ``start()`` runs on the main thread or on an asyncio default-executor
+thread (``graphs.services``), which lives as long as the event loop.
 """
 
 from __future__ import annotations

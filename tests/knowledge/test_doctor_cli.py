@@ -118,6 +118,21 @@ def test_vectors_on_a_data_dir_of_the_other_engine(tmp_path: Path) -> None:
     assert "WAYPOINT_QDRANT_ENGINE=local" in refused.fix and "re-ingest" in refused.fix
 
 
+def test_llm_kernels_warn_on_avx512_and_check_a_configured_binary(tmp_path: Path) -> None:
+    wheel = Settings(data_dir=tmp_path)
+    assert doc.check_llm_kernels(wheel, flags={"avx2", "avx512f"}).status == "warn"  # type: ignore[union-attr]
+    assert "run-native" in doc.check_llm_kernels(wheel, flags={"avx512f"}).fix  # type: ignore[union-attr]
+    assert doc.check_llm_kernels(wheel, flags={"avx2"}).status == "ok"  # type: ignore[union-attr]
+    missing = Settings(data_dir=tmp_path, local=LocalLLMConfig(server_bin=tmp_path / "llama-server"))
+    assert doc.check_llm_kernels(missing).status == "fail"  # type: ignore[union-attr]
+    (tmp_path / "llama-server").write_text("#!/bin/sh\n")
+    (tmp_path / "llama-server").chmod(0o755)
+    assert doc.check_llm_kernels(missing).status == "ok"  # type: ignore[union-attr]
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_vnni\n")
+    assert {"avx2", "avx512f", "avx512_vnni"} <= doc.cpu_flags(cpuinfo)
+
+
 def test_chromium_missing_is_only_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     c = doc.check_chromium((str(tmp_path / "chromium"),))
