@@ -113,12 +113,12 @@ def totals(state: AgentState, wall_s: float) -> dict[str, Any]:
             for sq in state.get("plan") or []
         ],
         "answer_kind": state.get("answer_kind", "short"),
-        "first_pass": "replanned"
+        "first_pass": "skipped"
+        if state.get("first_pass_skipped")
+        else "replanned"
         if any(c.get("kind") == "replan" for c in corrections)
         else "accepted"
         if state.get("first_pass")
-        else "skipped"
-        if state.get("first_pass_skipped")
         else "off",
     }
 

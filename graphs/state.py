@@ -160,7 +160,8 @@ class AgentState(TypedDict, total=False):
     first_complete: bool
     """The first pass's reply said its passages state every fact the answer needs."""
     first_pass_skipped: str
-    """Why the first pass was skipped for this question (``agent.first_pass_skips_comparisons``), or empty."""
+    """Why the first pass's call was skipped for this question (``agent.first_pass_skips_comparisons``: its search
+    ran, its answer would have been replanned), or empty."""
     computed: bool
     """The answer was computed from the last two steps' answers (``agents.roles.compare``), not written by the LLM."""
     budget: Budget

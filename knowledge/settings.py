@@ -181,10 +181,11 @@ class AgentConfig(BaseModel):
     recalls at least what one fused search does. On by default: against planning first in the same runs, F1 within
     noise on the three dev sets and the mixed set at about half the calls and wall time (docs/bench/agent.md)."""
     first_pass_skips_comparisons: bool = True
-    """Skip the first pass for a question whose form alone means its answer would be replanned: a yes/no question
-    (opening with a form of be / do / have) or an either/or one (``agents.roles.checks.comparison_form``). Those
-    were replanned in 27 of 29 first passes measured; skipping saves the search and the call (trace: the plan's
-    ``first_pass_skipped``, totals ``first_pass: skipped``)."""
+    """Skip the first pass's call for a question whose form alone means its answer would be replanned: a yes/no
+    question (opening with a form of be / do / have) or an either/or one (``agents.roles.checks.comparison_form``).
+    Those were replanned in 27 of 29 first passes measured. The fused search still runs (its passages are the run's
+    first evidence, as after any replan); the grade-and-answer call does not, and the run replans at once (trace:
+    a ``replan`` correction with the reason; totals ``first_pass: skipped``)."""
     prose_max_tokens: int = 320
     """Token cap of a prose answer (summaries, explanations, how-to); factoids keep ``answer_max_tokens``."""
     prose_max_chars: int = 900

@@ -145,6 +145,9 @@ def make(kit: Kit) -> Any:
         update: dict[str, Any] = {"grade_answer": "", "graded_final": False}
         answer, failure, finished = "", "", False
 
+        skipped = state.get("first_pass_skipped", "")
+        if state.get("first_pass") and skipped:
+            return replan(state, meter, f"first pass: {skipped}", corrections, checks, [])
         if state.get("graded_final"):
             draft = state.get("draft", "")
             not_found = is_not_found(draft)

@@ -52,11 +52,13 @@ def make(kit: Kit) -> Any:
         question = state["question"]
         allowed = [t for t in state.get("allowed_tools", []) if t in kit.deps.tools]
         replanned = any(c["kind"] == "replan" for c in state.get("corrections", []))
-        skipped = ""
         if kit.cfg.first_pass and not replanned and any(t in allowed for t in kit.cfg.first_call_tools):
             skipped = comparison_form(question) if kit.cfg.first_pass_skips_comparisons else ""
-            if not skipped:
-                return first_pass_plan(question)
+            first = first_pass_plan(question)
+            if skipped:  # searched as a first pass (its passages are the run's first evidence), then planned
+                first["first_pass_skipped"] = skipped
+                first[SUMMARY_KEY]["first_pass_skipped"] = f"first pass not graded: {skipped}"
+            return first
         needs, kind, steps, compare = True, "short", [PlanStep(ask=question)], None
         if not state.get("allowed_tools"):
             needs = False
@@ -93,9 +95,7 @@ def make(kit: Kit) -> Any:
             "plan": subqs,
             "current": 0,
             "compare": comparing,
-            "first_pass_skipped": skipped,
             SUMMARY_KEY: {
-                **({"first_pass_skipped": f"first pass skipped: {skipped}"} if skipped else {}),
                 "compare": comparing,
                 "mirrored_from": mirrored,
                 "compare_ignored": ignored,

@@ -81,17 +81,19 @@ async def test_a_first_pass_yes_no_or_option_answer_is_planned_instead(make_deps
     assert of_kind(envs, "done")[0].totals["first_pass"] == "replanned"
 
 
-async def test_a_question_in_comparison_form_skips_the_first_pass_and_is_planned(make_deps: MakeDeps) -> None:
-    """Its first answer would be replanned whatever it said (a yes/no conclusion, a name the question gives)."""
+async def test_a_question_in_comparison_form_skips_the_first_pass_call_and_is_planned(make_deps: MakeDeps) -> None:
+    """Its first answer would be replanned whatever it said (a yes/no conclusion, a name the question gives): the
+    fused search runs (its passages are the run's first evidence), the grade-and-answer call does not."""
     q = "Who was born first, Christopher Nolan or Ivo Mrak?"
     llm = ScriptedLLM([j(needs_retrieval=False, subquestions=[]), "Ivo Mrak"])
     vec, graph = tools()
     envs = await run_all(make_deps(llm, [vec, graph], **FIRST), q)
-    assert vec.queries == graph.queries == []  # no first search
+    assert vec.queries == graph.queries == [q]  # the first pass's search, then the planner's (no-retrieval) plan
     assert [u.role for u in of_kind(envs, "usage")] == ["planner", "answerer"]
-    assert not of_kind(envs, "correction")
+    correction = of_kind(envs, "correction")[0]
+    assert correction.action == "replan" and "either/or" in correction.reason
     plan_done = next(e for e in of_kind(envs, "step_finished") if e.node == "plan")
-    assert "either/or" in plan_done.summary["first_pass_skipped"]
+    assert "not graded" in plan_done.summary["first_pass_skipped"]
     assert of_kind(envs, "done")[0].totals["first_pass"] == "skipped"
     assert llm.remaining == 0
 
