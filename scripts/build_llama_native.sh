@@ -6,7 +6,7 @@
 #
 # usage: scripts/build_llama_native.sh DEST [PYTHON]
 # Needs cmake and a C++ compiler (Debian: apt-get install cmake g++; ninja-build is used when present).
-# Takes ~10 minutes on 2 idle cores; writes DEST/bin/llama-server and DEST/BUILD.json.
+# Takes ~5 minutes on 2 idle cores (257 s measured); writes DEST/bin/llama-server and DEST/BUILD.json.
 set -euo pipefail
 
 DEST=${1:?usage: build_llama_native.sh DEST [PYTHON]}
@@ -46,7 +46,7 @@ cmake -S "$src" -B "$work/build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
   -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON >"$work/configure.log" 2>&1 \
   || { tail -30 "$work/configure.log" >&2; exit 4; }
 
-echo "build_llama_native: building llama-server with $JOBS jobs (about 10 minutes on 2 cores)"
+echo "build_llama_native: building llama-server with $JOBS jobs (about 5 minutes on 2 idle cores)"
 started=$(date +%s)
 cmake --build "$work/build" --target llama-server -j "$JOBS" >"$work/build.log" 2>&1 \
   || { tail -40 "$work/build.log" >&2; exit 5; }

@@ -1,5 +1,5 @@
 """The ``llama-server`` child backend (``local.server_bin``): arguments, failures, death with its parent, and the
-real native build when one is present (``make llama-native``; ~10 minutes on 2 cores, so CI does not build it)."""
+real native build when one is present (``make llama-native``; with ``CI`` set, ``make test`` builds it first)."""
 
 from __future__ import annotations
 
