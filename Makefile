@@ -32,11 +32,12 @@ install-dev: $(VENV)/.installed-dev
 # `make run` serves on it once `make llama-native` (or `make run-native`) has built it, else on the wheel.
 LLAMA_NATIVE := .waypoint/llama-native/bin/llama-server
 
+# exec: the server replaces the recipe's shell, so a signal to it (SIGTERM from a supervisor) reaches the server
 run: $(VENV)/.installed-run
 	@if [ -z "$$WAYPOINT_LOCAL_SERVER_BIN" ] && [ -z "$$WAYPOINT_LLM_BASE_URL" ] && [ -x $(LLAMA_NATIVE) ]; then \
 	  echo "serving on the native llama-server ($(LLAMA_NATIVE))"; \
-	  WAYPOINT_LOCAL_SERVER_BIN=$(abspath $(LLAMA_NATIVE)) $(VENV)/bin/waypoint serve; \
-	else $(VENV)/bin/waypoint serve; fi
+	  WAYPOINT_LOCAL_SERVER_BIN=$(abspath $(LLAMA_NATIVE)) exec $(VENV)/bin/waypoint serve; \
+	else exec $(VENV)/bin/waypoint serve; fi
 
 $(LLAMA_NATIVE): scripts/build_llama_native.sh | $(VENV)/.created
 	bash scripts/build_llama_native.sh .waypoint/llama-native $(PY)
