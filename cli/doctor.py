@@ -8,7 +8,6 @@ hashed, never assembled; ports are bound and released at once).
 from __future__ import annotations
 
 import importlib.util
-import os
 import shutil
 import socket
 from collections.abc import Mapping
@@ -22,7 +21,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from graphs.public import MODEL_CATALOG, sha256_file
+from graphs.public import MODEL_CATALOG, binary_problem, sha256_file
 from knowledge.settings import Settings
 
 Status = Literal["ok", "warn", "fail"]
@@ -202,11 +201,10 @@ def check_llm_kernels(settings: Settings, flags: set[str] | None = None) -> Chec
         return None
     binary = settings.local.server_bin
     if binary is not None:
-        path = Path(binary).expanduser()
-        if not path.is_file() or not os.access(path, os.X_OK):
-            return Check("llm kernels", "fail", f"WAYPOINT_LOCAL_SERVER_BIN={path} is missing or not executable",
+        if problem := binary_problem(binary):
+            return Check("llm kernels", "fail", f"WAYPOINT_LOCAL_SERVER_BIN: {problem}",
                          "make llama-native, or unset WAYPOINT_LOCAL_SERVER_BIN")  # fmt: skip
-        return Check("llm kernels", "ok", f"llama-server child: {path}")
+        return Check("llm kernels", "ok", f"llama-server child: {binary.expanduser()}")
     have = cpu_flags() if flags is None else flags
     if "avx512f" in have:
         return Check("llm kernels", "warn", "the xllamacpp wheel's AVX2 kernels on a CPU with AVX-512",

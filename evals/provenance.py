@@ -108,7 +108,7 @@ def collect_provenance(
         "backend": backend if llm_used else None,
         "machine": machine_state(),
     }
-    if local and backend == "llama.cpp-server" and settings.local.server_bin:
+    if llm_used and backend == "llama.cpp-server" and settings.local.server_bin:
         binary = Path(settings.local.server_bin).expanduser()
         prov["server_sha256"] = sha256_file(binary) if binary.is_file() else None
     prov["id"] = provenance_id(prov)

@@ -6,6 +6,7 @@ types an eval strategy needs come through here, so ``graphs`` stays the one plac
 
 from agents.llm import CallOptions, LLMBackend, llm_calls
 from agents.llm.factory import LOCAL_BACKENDS, local_backend
+from agents.llm.llama_server import binary_problem
 from agents.llm.model_files import CATALOG as MODEL_CATALOG
 from agents.llm.model_files import sha256_file
 from agents.llm.unavailable import NoLLM
@@ -23,6 +24,7 @@ __all__ = [
     "PromptBuilder",
     "RetrievalTool",
     "ToolError",
+    "binary_problem",
     "llm_calls",
     "local_backend",
     "render_prompt",

