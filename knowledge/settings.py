@@ -186,6 +186,12 @@ class AgentConfig(BaseModel):
     Those were replanned in 27 of 29 first passes measured. The fused search still runs (its passages are the run's
     first evidence, as after any replan); the grade-and-answer call does not, and the run replans at once (trace:
     a ``replan`` correction with the reason; totals ``first_pass: skipped``)."""
+    first_pass_answer: Literal["combined", "plain"] = "combined"
+    """How the first pass answers a question whose form is not a request for prose (``agents.roles.checks.
+    prose_form``). ``combined``: one JSON call grades the passages, says the answer's kind and whether the passages
+    state every fact it needs, and answers. ``plain``: the one-call baseline's own answer call (a short answer and
+    its labels, as plain text); the labels it cites are the passages it kept, and the kind is short. Prose-form
+    questions always take the combined call (it chooses prose or short)."""
     prose_max_tokens: int = 320
     """Token cap of a prose answer (summaries, explanations, how-to); factoids keep ``answer_max_tokens``."""
     prose_max_chars: int = 900

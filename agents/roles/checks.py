@@ -91,6 +91,26 @@ def comparison_form(question: str) -> str:
     return ""
 
 
+_PROSE_OPENING = re.compile(
+    r"^\W*(?:summari[sz]e|explain|describe|outline|discuss|compare|contrast|list|give|tell|why\b"
+    r"|how (?:do|does|did|can|could|should|would|to|is|are|was|were)\b"
+    r"|what (?:is|are) the (?:differences?|steps|advantages|disadvantages|benefits|purpose|role)\b)",
+    re.IGNORECASE,
+)
+"""A question that opens as a request for a summary, explanation or how-to ("Summarise ...", "Why ...", "How do
+I ...", "What are the steps ..."); "How many / long / old ..." ask for a number."""
+_PROSE_ASKED = re.compile(
+    r"\b(?:in (?:one|a|two|three|a few|few) sentences?|summar(?:y|ise|ize)|overview|explain)\b", re.IGNORECASE
+)
+"""A request for prose anywhere in the question ("... in one sentence", "an overview of ...")."""
+
+
+def prose_form(question: str) -> bool:
+    """True when the question's form may ask for prose rather than a name, date, number or yes/no (the first pass
+    then lets its combined call choose the answer's kind; ``agent.first_pass_answer``)."""
+    return bool(_PROSE_OPENING.search(question) or _PROSE_ASKED.search(question))
+
+
 def stated_with(answer: str, bridge: str, evidence_texts: Iterable[str]) -> bool:
     """True when one passage both grounds ``answer`` and names ``bridge`` (one of its content tokens): the fact
     "#1 was born on D" is stated where #1 is named, not read off a passage about someone else."""

@@ -1,4 +1,5 @@
-"""Grade-and-answer: the last step's grade and the cited answer to the original question in one streamed call.
+"""Grade-and-answer: the last step's grade and the cited answer to the original question in one streamed call;
+the first pass's plain answer call.
 
 The reply is JSON (``FinalOut``: ``relevant`` first, ``answer`` last); the answer string's characters are handed
 to ``on_text`` as they are decoded, so the answer streams as the plain answerer's does.
@@ -18,6 +19,7 @@ from agents.llm.bounds import token_budget
 from agents.llm.structured import parse_output
 from agents.prompting import Block, PromptBuilder
 from agents.prompts import render
+from agents.roles.answerer import answer_messages
 from agents.roles.schemas import FinalOut, FirstPassOut, narrowed, with_answer_bound
 
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -114,3 +116,25 @@ async def grade_and_answer(
         return parse_output(done.text, model_cls), done
     except (ValidationError, ValueError):
         return None, done
+
+
+async def plain_answer(
+    llm: LLMBackend,
+    builder: PromptBuilder,
+    context: Sequence[Block],
+    *,
+    question: str,
+    max_tokens: int,
+    on_text: Callable[[str], None],
+) -> Completion:
+    """The first pass's plain answer (``agent.first_pass_answer = "plain"``): the one-call baseline's own answer
+    call on the same evidence (a short answer and its labels as plain text, no JSON), streamed to ``on_text``."""
+    done: Completion | None = None
+    messages = answer_messages(builder, context, question)
+    async for event in llm.stream(messages, options=CallOptions(max_tokens=max_tokens)):
+        if isinstance(event, TextDelta):
+            on_text(event.text)
+        elif isinstance(event, StreamDone):
+            done = event.completion
+    assert done is not None, "LLM stream ended without StreamDone"
+    return done

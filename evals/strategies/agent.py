@@ -99,6 +99,12 @@ register_strategy(
     needs_llm=True,
 )
 register_strategy(
+    "agent_first_pass_plain",
+    _graph_factory("agent_first_pass_plain", stream_run, first_pass=True, first_pass_answer="plain"),
+    "The agent's first pass answering factoid-form questions with the one-call baseline's plain answer call",
+    needs_llm=True,
+)
+register_strategy(
     "agent_plan_first",
     _graph_factory("agent_plan_first", stream_run, first_pass=False),
     "The agent with agent.first_pass off: the planner decomposes every question first",

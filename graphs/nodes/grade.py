@@ -2,7 +2,8 @@
 
 On the plan's last step (``combine_final``) the same call also answers the original question with citations
 (``agents.roles.final``), its answer streamed as ``token`` events: a 2-hop question then costs planner + grade +
-grade-and-answer. ``decide`` checks that answer before it is accepted.
+grade-and-answer. ``decide`` checks that answer before it is accepted. The first pass answers in that combined call,
+or (``agent.first_pass_answer = "plain"``, factoid-form questions) in the one-call baseline's plain answer call.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from agents.llm import LLMOutputError
-from agents.roles.final import grade_and_answer
+from agents.roles.answerer import cited_labels
+from agents.roles.checks import prose_form
+from agents.roles.final import grade_and_answer, plain_answer
 from agents.roles.grader import Candidate, grade, keep_rules
 from agents.roles.router import unnamed
 from agents.roles.schemas import FirstPassOut
@@ -45,7 +48,22 @@ def make(kit: Kit) -> Any:
         relevant: list[str]
         first = bool(state.get("first_pass"))
         first_update: dict[str, Any] = {}
-        if final:
+        plain = final and first and cfg.first_pass_answer == "plain" and not prose_form(state["question"])
+        if plain:  # the baseline's answer call on the same passages; what it cites is what it kept
+            call = await plain_answer(
+                kit.deps.llm,
+                kit.builder,
+                kit.context(state),
+                question=state["question"],
+                max_tokens=cfg.answer_max_tokens,
+                on_text=lambda piece: meter.emit(Token(text=piece, node="answer")),
+            )
+            meter.record("first_pass", [call])
+            draft = call.text.strip()
+            relevant = [lbl for lbl in cited_labels(draft) if lbl in labels] or labels  # none cited: keep, fail open
+            first_update = {"answer_kind": "short", "first_complete": True}
+            answer = ""
+        elif final:
             prose = state.get("answer_kind", "short") == "prose"
             out_f, call = await grade_and_answer(
                 kit.deps.llm,

@@ -3,15 +3,41 @@ that fails a check replans. Driven by the scripted double over tiny real tools."
 
 from __future__ import annotations
 
-from agent_support import PASSAGES, ListTool, MakeDeps, first_by, grade_by, j, of_kind, planned, prompts, run_all
+from typing import Any
 
-from agents.llm import ScriptedLLM
-from agents.roles.checks import check_first_pass, comparison_form
+from agent_support import (
+    PASSAGES,
+    ListTool,
+    MakeDeps,
+    cite,
+    first_by,
+    grade_by,
+    j,
+    of_kind,
+    planned,
+    prompts,
+    run_all,
+)
+
+from agents.llm import CallOptions, Message, ScriptedLLM
+from agents.roles.checks import check_first_pass, comparison_form, prose_form
 
 Q2 = "Where was the director of Inception born?"
 OK = j(supported=True, unsupported_claims=[])
 FIRST = {"first_pass": True}
 FUSED = ("vector_search", "graph_search")
+PLAIN = {"first_pass": True, "first_pass_answer": "plain"}
+
+
+def plain_by(keyword: str, answer: str) -> Any:
+    """The plain first-pass reply: the baseline's answer call (its prompt, no JSON schema), citing ``keyword``."""
+    answer_line = cite(keyword, answer)
+
+    def reply(messages: list[Message], options: CallOptions) -> str:
+        assert "shortest phrase" in messages[-1]["content"] and options.json_schema is None, "not a plain answer call"
+        return str(answer_line(messages, options))
+
+    return reply
 
 
 def tools() -> list[ListTool]:
@@ -171,3 +197,55 @@ async def test_first_pass_off_plans_first(make_deps: MakeDeps) -> None:
     envs = await run_all(make_deps(llm, tools()), Q2)
     assert of_kind(envs, "usage")[0].role == "planner"
     assert of_kind(envs, "done")[0].totals["first_pass"] == "off"
+
+
+async def test_a_plain_first_pass_answers_in_the_baselines_call_and_keeps_what_it_cites(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM([plain_by("born in London", "London"), OK])
+    vec, graph = tools()
+    envs = await run_all(make_deps(llm, [vec, graph], **PLAIN), Q2)
+    assert vec.queries == graph.queries == [Q2]
+    assert [u.role for u in of_kind(envs, "usage")] == ["first_pass", "verifier"]
+    graded = of_kind(envs, "grade")[0]
+    kept = [i.id.split(":")[-1] for i in graded.items if i.relevant]
+    assert kept == ["p-born"]  # the cited passage is kept, the rest dropped
+    answer = of_kind(envs, "answer")[0]
+    assert answer.text == "London" and [c.doc_id for c in answer.citations] == ["p-born"]
+    assert "".join(t.text for t in of_kind(envs, "token")).startswith("London")
+    assert of_kind(envs, "done")[0].totals["first_pass"] == "accepted"
+    assert llm.remaining == 0
+
+
+async def test_a_plain_first_pass_sentence_replans(make_deps: MakeDeps) -> None:
+    """The checks are the combined call's: a sentence where a short answer was asked goes to the planner."""
+    said = "Christopher Nolan was born in London, England, on 30 July 1970, the British director of Inception"
+    script = [
+        plain_by("born in London", said),
+        planned(("Who directed Inception?", "vector_search"), ("Where was #1 born?", "graph_search")),
+        grade_by("directed", answer="Christopher Nolan"),
+        grade_by("born", answer="London"),
+        OK,
+    ]
+    llm = ScriptedLLM(script)
+    envs = await run_all(make_deps(llm, tools(), **PLAIN), Q2)
+    correction = of_kind(envs, "correction")[0]
+    assert correction.action == "replan" and "a sentence" in correction.reason
+    assert of_kind(envs, "answer")[0].text == "London"
+    assert llm.remaining == 0
+
+
+async def test_a_prose_form_question_keeps_the_combined_first_pass_call(make_deps: MakeDeps) -> None:
+    prose = "Christopher Nolan, a British director, directed Inception"
+    llm = ScriptedLLM([first_by("directed", answer=prose, kind="prose"), OK])
+    envs = await run_all(make_deps(llm, tools(), **PLAIN), "Summarise what the knowledge base says about Inception.")
+    assert of_kind(envs, "answer")[0].text == prose
+    assert of_kind(envs, "done")[0].totals["answer_kind"] == "prose"
+
+
+def test_the_prose_form() -> None:
+    assert prose_form("Summarise one document of the knowledge base in one sentence")
+    assert prose_form("How do I get slow queries written to the server log?")
+    assert prose_form("Why did the Harrow Point lighthouse close?")
+    assert prose_form("Can you give an overview of the logging module?")
+    assert not prose_form("How many films did Christopher Nolan direct?")
+    assert not prose_form("Where was the director of Inception born?")
+    assert not prose_form("What is the default value of log_rotation_age?")
