@@ -31,10 +31,10 @@ from typing import Any
 
 from evals.compare import paired_delta
 from evals.datasets import load_dataset
-from evals.metrics import percentile
 from evals.records import QuestionRecord
 from evals.runner import EvalConfig, run_eval
 from evals.store import load_records, records_path
+from evals.summary import summarize
 from knowledge.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -47,18 +47,23 @@ METRICS: dict[str, tuple[Any, bool]] = {
 
 
 def summarise(rows: list[QuestionRecord]) -> dict[str, Any]:
-    walls = [r.latency_s for r in rows]
+    """The eval's own per-strategy aggregates (``evals.summary.summarize``), in percent, plus the median calls."""
+    s = summarize(rows)
+
+    def pct(v: float | None) -> float | None:
+        return round(100 * v, 1) if v is not None else None
+
     return {
-        "n": len(rows),
-        "f1": round(100 * statistics.fmean(r.scores.f1 or 0.0 for r in rows), 1),
-        "em": round(100 * statistics.fmean(r.scores.em or 0.0 for r in rows), 1),
-        "recall@5": round(100 * statistics.fmean(r.scores.recall_5 or 0.0 for r in rows), 1),
+        "n": s.n,
+        "f1": pct(s.f1),
+        "em": pct(s.em),
+        "recall@5": pct(s.recall_5),
         "llm_calls_median": statistics.median(r.llm_calls for r in rows),
-        "llm_calls_mean": round(statistics.fmean(r.llm_calls for r in rows), 2),
-        "wall_p50_s": round(percentile(walls, 50) or 0.0, 1),
-        "wall_p95_s": round(percentile(walls, 95) or 0.0, 1),
+        "llm_calls_mean": round(s.llm_calls_mean or 0.0, 2),
+        "wall_p50_s": round(s.latency_p50_s or 0.0, 1),
+        "wall_p95_s": round(s.latency_p95_s or 0.0, 1),
         "not_found": sum(1 for r in rows if r.said_not_found),
-        "errors": sum(1 for r in rows if r.error),
+        "errors": s.errors,
     }
 
 
