@@ -156,6 +156,26 @@ def check_final(answer: str, *, not_found: bool, bridges: Sequence[str], kept_ev
     return ""
 
 
+_DATE_ASKED = re.compile(r"^\W*when\b|\b(?:what|which) (?:year|date|month|day|century|decade)\b", re.IGNORECASE)
+"""A question that asks for a date ("When was ...", "In what year ...")."""
+_DATE_STATED = re.compile(
+    r"\d|\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|century|centuries|decade)\b",
+    re.IGNORECASE,
+)
+"""A date in an answer: a digit, a month's name or a century."""
+
+
+def asks_date(question: str) -> bool:
+    """True when the question asks for a date (``_DATE_ASKED``)."""
+    return bool(_DATE_ASKED.search(question))
+
+
+def states_date(answer: str) -> bool:
+    """True when the answer holds something a date is written with (a digit, a month, a century)."""
+    return bool(_DATE_STATED.search(answer))
+
+
 # Past this many content words a "short" answer is a sentence, not a name, date or number: the first pass's small
 # model restates its passage when it cannot answer ("X was six months pregnant at the time of the recording of Y").
 SHORT_ANSWER_WORDS = 8
@@ -163,7 +183,8 @@ SHORT_ANSWER_WORDS = 8
 
 def check_first_pass(answer: str, *, question: str, complete: bool, prose: bool) -> str:
     """Why the first pass's answer (``agent.first_pass``: one search for the whole question) is not the run's
-    answer, or ``""``: the reply says a link is missing; a sentence where a short answer was asked; a yes/no
+    answer, or ``""``: the reply says a link is missing; a sentence where a short answer was asked; no date where
+    a date was asked (the bridge entity: "Tina Arena" for "When was the performer of X born?"); a yes/no
     conclusion, or a short answer the question itself names (a choice between its options): those are
     comparisons, planned step by step and computed."""
     if not complete:
@@ -172,6 +193,8 @@ def check_first_pass(answer: str, *, question: str, complete: bool, prose: bool)
         return ""
     if len(tokens(answer)) > SHORT_ANSWER_WORDS:
         return "first pass: a sentence where a short answer was asked"
+    if asks_date(question) and not states_date(answer):
+        return "first pass: a date was asked and the answer states none (an entity on the way to it)"
     if _YES_NO_WORD.match(answer):
         return "first pass: a yes/no conclusion is planned, each side looked up"
     if is_choice(question) or (tokens(answer) and set(tokens(answer)) <= set(tokens(question))):

@@ -171,6 +171,17 @@ def test_the_first_pass_check() -> None:
         check_first_pass("The Lord of the Rings: The Fellowship of the Ring", question=Q2, complete=True, prose=False)
         == ""
     )
+    # a date question answered with the entity on the way to the date (the bridge) is planned
+    when = "When was the performer of song Now I Can Dance born?"
+    assert "a date was asked" in check_first_pass("Tina Arena", question=when, complete=True, prose=False)
+    assert check_first_pass("1 November 1967", question=when, complete=True, prose=False) == ""
+    assert check_first_pass("November 1967", question=when, complete=True, prose=False) == ""
+    assert (
+        check_first_pass("the 12th century", question="In what century was X built?", complete=True, prose=False) == ""
+    )
+    assert "a date" in check_first_pass(
+        "Walt Disney", question="In which year was X founded?", complete=True, prose=False
+    )
     # prose is checked for completeness only
     assert check_first_pass("Nolan directed it [E1].", question=q, complete=True, prose=True) == ""
 

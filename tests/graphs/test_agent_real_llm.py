@@ -84,13 +84,15 @@ async def test_real_model_answers_a_two_hop_question(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("answer_call", ["combined", "plain"])
 async def test_real_model_first_pass_answers_or_replans(
-    settings: Settings, default_llm: OpenAICompatibleLLM, tmp_path: Path
+    settings: Settings, default_llm: OpenAICompatibleLLM, tmp_path: Path, answer_call: str
 ) -> None:
-    """``agent.first_pass`` with the real grammar: one fused search and one combined call whose reply parses (kind,
-    complete, answer); it is the answer, or a checked failure replans and the planner takes over."""
+    """``agent.first_pass`` with the real model: one fused search and one call (the combined JSON call whose reply
+    parses, or the baseline's plain answer call); it is the answer, or a checked failure replans and the planner
+    takes over."""
     question = "Where was the director of Inception born?"
-    agent = AgentConfig(first_pass=True, top_k=3, verify=False)
+    agent = AgentConfig(first_pass=True, first_pass_answer=answer_call, top_k=3, verify=False)
     envs = await ask_vector_only(settings, agent, default_llm, tmp_path, question)
     done = of_kind(envs, "done")[0]
     assert done.status in ("ok", "budget")
