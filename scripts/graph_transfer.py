@@ -80,6 +80,14 @@ KNOBS = (
     Knob("max_entities", 240, (120, 240, 480), patch=(kg_retrieve, "MAX_ENTITIES"), source="kg/retrieve.py"),
     Knob("lowercase_weight", 0.2, (0.0, 0.2, 0.5, 1.0), patch=(linking, "LOWERCASE_WEIGHT"), source="kg/linking.py"),
     Knob("fusion_depth", 20, (10, 20, 40), _agent("fusion_depth"), strategy="fused", source="AgentConfig"),
+    Knob(
+        "lowercase_weight@fused",
+        0.2,
+        (0.0, 0.2, 0.5, 1.0),
+        patch=(linking, "LOWERCASE_WEIGHT"),
+        strategy="fused",
+        source="kg/linking.py",
+    ),
 )
 
 
@@ -181,14 +189,19 @@ async def main_async(args: argparse.Namespace) -> None:
             cells = await score(base, folder, ("hybrid", "graph", "fused"), root / "base")
             entry["base"] = {s: {"recall@5": round(c.mean, 1), "p50_ms": c.p50_ms} for s, c in cells.items()}
             entry["knobs"] = {}
-            for knob in KNOBS:
+            for knob in [k for k in KNOBS if not args.knobs or k.name in args.knobs.split(",")]:
                 values: dict[Any, Cell] = {knob.default: cells[knob.strategy]}
                 for v in knob.grid:
                     if v == knob.default:
                         continue
                     settings = knob.apply(base, v) if knob.apply else base
                     with patched(knob.patch, v):
-                        got = await score(settings, folder, (knob.strategy,), root / f"{knob.name}={v}")
+                        got = await score(
+                            settings,
+                            folder,
+                            (knob.strategy,),
+                            root / f"{knob.name.split('@')[0]}={v}" + ("@" + knob.strategy if "@" in knob.name else ""),
+                        )
                     values[v] = got[knob.strategy]
                 entry["knobs"][knob.name] = {
                     "strategy": knob.strategy,
@@ -256,6 +269,7 @@ def main() -> None:
     ap.add_argument("--data-dir", type=Path, required=True, help="a data dir of its own (one process per data dir)")
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--corpora", default="own,union")
+    ap.add_argument("--knobs", default="", help="comma-separated knob names (default: all)")
     ap.add_argument("--docs", action="store_true")
     asyncio.run(main_async(ap.parse_args()))
 
