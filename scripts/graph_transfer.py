@@ -200,7 +200,8 @@ async def main_async(args: argparse.Namespace) -> None:
                             settings,
                             folder,
                             (knob.strategy,),
-                            root / f"{knob.name.split('@')[0]}={v}" + ("@" + knob.strategy if "@" in knob.name else ""),
+                            root
+                            / (f"{knob.name.split('@')[0]}={v}" + ("@" + knob.strategy if "@" in knob.name else "")),
                         )
                     values[v] = got[knob.strategy]
                 entry["knobs"][knob.name] = {
