@@ -24,8 +24,11 @@ class Seed:
 
 MAX_QUERY_WORDS = 64
 """Only the first words of a long query are linked (bounds the key lookup)."""
-LOWERCASE_WEIGHT = 0.2
-"""Weight factor for a seed written all lower case in the question ("born", "award"): likely not a name."""
+LOWERCASE_WEIGHT = 0.0
+"""Weight factor for a seed written all lower case ("born", "award", "film": likely not a name) in a question that
+also names something (a capitalised word, a digit, a passage title); a question written all in lower case keeps
+its seeds' weights. 0: where the question names something, the walk restarts from its names only. Was 0.2 (no
+stated source); docs/bench/graph_transfer.md: 0 is better on every dev set, and more so with 5x distractors."""
 
 
 def candidate_ngrams(text: str, *, max_n: int = MAX_NAME_TOKENS) -> list[tuple[str, int, int]]:
@@ -50,16 +53,18 @@ async def link(store: GraphStore, tenant: str, text: str, *, max_seeds: int = 8,
     hits = {h.key: h for h in await store.entities_by_key(tenant, list(dict.fromkeys(g[0] for g in grams)))}
     covered: set[int] = set()
     seeds: list[Seed] = []
+    lowercase: set[str] = set()
     for key, start, n in grams:
         hit = hits.get(key)
         span = set(range(start, start + n))
         if hit is None or span & covered or any(s.key == key for s in seeds):
             continue
         covered |= span
-        weight = seed_weight(hit.degree)
         if hit.type != "title" and not any(t[:1].isupper() or t[:1].isdigit() for t in toks[start : start + n]):
-            weight *= LOWERCASE_WEIGHT
-        seeds.append(Seed(key=key, name=hit.name, weight=weight, how="exact"))
+            lowercase.add(key)
+        seeds.append(Seed(key=key, name=hit.name, weight=seed_weight(hit.degree), how="exact"))
+    if lowercase and len(lowercase) < len(seeds):  # the question names something: lower-case words weigh less
+        seeds = [Seed(s.key, s.name, s.weight * LOWERCASE_WEIGHT, s.how) if s.key in lowercase else s for s in seeds]
     if not seeds and fulltext:
         terms = [w for w in toks if w.casefold() not in STOP_NAMES]
         found = await store.entities_fulltext(tenant, terms, limit=fulltext)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import cast
+
 import pytest
 from graph_helpers import BRIDGE_CORPUS
 
@@ -9,6 +12,7 @@ from knowledge.kg import FastExtractor, GraphSink, GraphStore
 from knowledge.kg.falkordb_server import free_port
 from knowledge.kg.falkordb_store import FalkorDBStore
 from knowledge.kg.linking import candidate_ngrams, link
+from knowledge.kg.schema import EntityHit
 from knowledge.models import Document
 from tools.base import RetrievalTool, ToolError
 from tools.graph_search import GraphSearchTool
@@ -83,3 +87,27 @@ async def test_store_down_is_a_tool_error() -> None:
     with pytest.raises(ToolError):
         await tool.paths("a", "b")
     await tool.retriever.store.aclose()
+
+
+class KeyLookup:
+    """The two lookups ``link`` makes, over a fixed set of entities (name, type)."""
+
+    def __init__(self, *entities: tuple[str, str]) -> None:
+        self.hits = {n.casefold(): EntityHit(key=n.casefold(), name=n, type=t, degree=3) for n, t in entities}
+
+    async def entities_by_key(self, tenant: str, keys: Sequence[str]) -> list[EntityHit]:
+        return [self.hits[k] for k in keys if k in self.hits]
+
+    async def entities_fulltext(self, tenant: str, words: Sequence[str], limit: int = 10) -> list[EntityHit]:
+        return []
+
+
+async def test_lowercase_words_seed_only_where_the_question_names_something_else() -> None:
+    store = cast(GraphStore, KeyLookup(("Tina Arena", "person"), ("singer", "concept"), ("born", "concept")))
+    named = {s.key: s.weight for s in await link(store, "t", "Which singer is Tina Arena, and where was she born?")}
+    assert named["tina arena"] > 0 and named["singer"] == named["born"] == 0  # the walk restarts from the name
+    # a question with no name, or typed all in lower case, keeps its words' weights (else the graph finds nothing)
+    plain = {s.key: s.weight for s in await link(store, "t", "which singer was born here?")}
+    assert plain["singer"] > 0 and plain["born"] > 0
+    typed = {s.key: s.weight for s in await link(store, "t", "which singer is tina arena, and where was she born?")}
+    assert all(w > 0 for w in typed.values()) and "tina arena" in typed
