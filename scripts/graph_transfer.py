@@ -227,10 +227,12 @@ async def main_async(args: argparse.Namespace) -> None:
 
 
 def render(result: dict[str, Any]) -> str:
+    prov = result.get("provenance") or {}
     lines = [
         "# Graph retrieval: corpus size and fit to the dev questions",
         "",
-        f"`scripts/graph_transfer.py` · retrieval only, k = 10 · {result.get('elapsed_min')} min · load "
+        f"`scripts/graph_transfer.py` · commit `{(prov.get('commit') or '')[:7]}` · {prov.get('cpu', '')} · "
+        f"retrieval only, k = 10 · {result.get('elapsed_min')} min · load "
         f"{result.get('load_start')} → {result.get('load_end')} · split-half picks over {result.get('splits')} splits.",
         "",
         "| set | corpus | hybrid R@5 | graph R@5 | fused R@5 | graph p50 ms |",
@@ -264,15 +266,41 @@ def render(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def combine(paths: list[Path]) -> None:
+    """``docs/bench/graph_transfer.{json,md}`` from several runs' ``result.json`` (e.g. every choice on one set, then
+    one choice on all three), each rendered as its own section in the order given."""
+    runs = [{"path": str(p), **json.loads(p.read_text())} for p in paths]
+    for run in runs:  # the eval's own provenance of the run's first base scoring (commit, machine)
+        first = next(iter(sorted(Path(run["out"]).glob("runs/*/*/base/run.json"))), None)
+        prov = json.loads(first.read_text()).get("provenance", {}) if first else {}
+        machine = prov.get("machine") or {}
+        run["provenance"] = {
+            "commit": prov.get("commit"),
+            "dirty": prov.get("dirty"),
+            "cpu": f"{machine.get('cpu')}, {machine.get('cores')} cores",
+        }
+    (REPO / "docs/bench/graph_transfer.json").write_text(json.dumps(runs, indent=2))
+    parts = [render(r).replace("# Graph retrieval", f"## Run {i}: graph retrieval", 1) for i, r in enumerate(runs, 1)]
+    head = "# Graph retrieval: corpus size and fit to the dev questions\n\n" + "\n".join(
+        f"- Run {i}: `{r['path']}`" for i, r in enumerate(runs, 1)
+    )
+    (REPO / "docs/bench/graph_transfer.md").write_text(head + "\n\n" + "\n".join(parts))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--data-dir", type=Path, required=True, help="a data dir of its own (one process per data dir)")
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--data-dir", type=Path, help="a data dir of its own (one process per data dir)")
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--corpora", default="own,union")
     ap.add_argument("--knobs", default="", help="comma-separated knob names (default: all)")
     ap.add_argument("--docs", action="store_true")
-    asyncio.run(main_async(ap.parse_args()))
+    ap.add_argument("--combine", type=Path, nargs="+", help="run nothing: write the docs from these result.json files")
+    args = ap.parse_args()
+    if args.combine:
+        combine(args.combine)
+        return
+    asyncio.run(main_async(args))
 
 
 if __name__ == "__main__":

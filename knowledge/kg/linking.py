@@ -26,9 +26,11 @@ MAX_QUERY_WORDS = 64
 """Only the first words of a long query are linked (bounds the key lookup)."""
 LOWERCASE_WEIGHT = 0.0
 """Weight factor for a seed written all lower case ("born", "award", "film": likely not a name) in a question that
-also names something (a capitalised word, a digit, a passage title); a question written all in lower case keeps
-its seeds' weights. 0: where the question names something, the walk restarts from its names only. Was 0.2 (no
-stated source); docs/bench/graph_transfer.md: 0 is better on every dev set, and more so with 5x distractors."""
+names something (a capitalised word or a digit after its first word, or a passage title among its seeds). A
+question typed all in lower case with no title in it keeps its seeds' weights. 0: where the question names
+something, the walk restarts from its names only, and a question whose names link to nothing gets no graph
+result (the fused search then rests on vector search). Was 0.2 (no stated source); docs/bench/graph_transfer.md:
+0 is better on every dev set, and more so among 5x distractors."""
 
 
 def candidate_ngrams(text: str, *, max_n: int = MAX_NAME_TOKENS) -> list[tuple[str, int, int]]:
@@ -63,7 +65,8 @@ async def link(store: GraphStore, tenant: str, text: str, *, max_seeds: int = 8,
         if hit.type != "title" and not any(t[:1].isupper() or t[:1].isdigit() for t in toks[start : start + n]):
             lowercase.add(key)
         seeds.append(Seed(key=key, name=hit.name, weight=seed_weight(hit.degree), how="exact"))
-    if lowercase and len(lowercase) < len(seeds):  # the question names something: lower-case words weigh less
+    cased = any(t[:1].isupper() or t[:1].isdigit() for t in toks[1:])  # names written as names (not typed lower)
+    if lowercase and (cased or len(lowercase) < len(seeds)):  # it names something: lower-case words weigh less
         seeds = [Seed(s.key, s.name, s.weight * LOWERCASE_WEIGHT, s.how) if s.key in lowercase else s for s in seeds]
     if not seeds and fulltext:
         terms = [w for w in toks if w.casefold() not in STOP_NAMES]

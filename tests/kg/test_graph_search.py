@@ -111,3 +111,6 @@ async def test_lowercase_words_seed_only_where_the_question_names_something_else
     assert plain["singer"] > 0 and plain["born"] > 0
     typed = {s.key: s.weight for s in await link(store, "t", "which singer is tina arena, and where was she born?")}
     assert all(w > 0 for w in typed.values()) and "tina arena" in typed
+    # names written as names that link to nothing: the generic words do not seed a walk of their own
+    unlinked = await link(store, "t", "Which singer was born in Harrow Point?")
+    assert unlinked and all(s.weight == 0 for s in unlinked)
