@@ -91,12 +91,12 @@ def comparison_form(question: str) -> str:
     return ""
 
 
-_PROSE_OPENING = re.compile(
-    r"^\W*(?:summari[sz]e|explain|describe|outline|discuss|compare|contrast|list|give|tell|why\b"
-    r"|how (?:do|does|did|can|could|should|would|to|is|are|was|were)\b"
-    r"|what (?:is|are) the (?:differences?|steps|advantages|disadvantages|benefits|purpose|role)\b)",
-    re.IGNORECASE,
+_PROSE_OPENERS = (
+    r"summari[sz]e|explain|describe|outline|discuss|compare|contrast|list|give|tell|why\b",
+    r"how (?:do|does|did|can|could|should|would|to|is|are|was|were)\b",
+    r"what (?:is|are) the (?:differences?|steps|advantages|disadvantages|benefits|purpose|role)\b",
 )
+_PROSE_OPENING = re.compile(r"^\W*(?:" + "|".join(_PROSE_OPENERS) + ")", re.IGNORECASE)
 """A question that opens as a request for a summary, explanation or how-to ("Summarise ...", "Why ...", "How do
 I ...", "What are the steps ..."); "How many / long / old ..." ask for a number."""
 _PROSE_ASKED = re.compile(
