@@ -56,6 +56,19 @@ class Delta:
         """JSON-able form."""
         return asdict(self)
 
+    def row(self) -> dict[str, Any]:
+        """The benchmarks' table row: the pair's name, the metric, both sides and the interval, to 2 decimals."""
+        return {
+            "pair": self.strategy,
+            "metric": self.metric,
+            "n": self.n,
+            "base": round(self.baseline, 2),
+            "cand": round(self.candidate, 2),
+            "delta": round(self.delta, 2),
+            "ci": [round(self.ci_low, 2), round(self.ci_high, 2)],
+            "verdict": self.verdict,
+        }
+
 
 def bootstrap_ci(
     stat: Callable[[NDArray[np.int64]], NDArray[np.float64]],

@@ -14,9 +14,9 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
-from agents.llm import CallOptions, Completion, StreamDone, TextDelta
 from agents.llm.radix import bind_radix_ledger
-from agents.roles.answerer import NOT_FOUND_TEXT, answer_messages, is_not_found, strip_citations
+from agents.roles.answerer import NOT_FOUND_TEXT, is_not_found, strip_citations
+from agents.roles.final import plain_answer
 from graphs.deps import Deps
 from graphs.emit import Meter
 from graphs.events import (
@@ -111,14 +111,14 @@ async def stream_single_shot(deps: Deps, request: RunRequest, *, fused: bool = F
         meter.budget["steps"] += 1
         emit(StepStarted(node="answer", step=2))
         t0 = time.perf_counter()
-        messages = answer_messages(kit.builder, kit.context(state), request.question)
-        done: Completion | None = None
-        async for event in deps.llm.stream(messages, options=CallOptions(max_tokens=kit.cfg.answer_max_tokens)):
-            if isinstance(event, TextDelta):
-                emit(Token(text=event.text))
-            elif isinstance(event, StreamDone):
-                done = event.completion
-        assert done is not None, "LLM stream ended without StreamDone"
+        done = await plain_answer(
+            deps.llm,
+            kit.builder,
+            kit.context(state),
+            question=request.question,
+            max_tokens=kit.cfg.answer_max_tokens,
+            on_text=lambda text: emit(Token(text=text)),
+        )
         meter.record("answerer", [done])
         text = done.text.strip()
         not_found = is_not_found(text)

@@ -70,16 +70,7 @@ def summarise(rows: list[QuestionRecord]) -> dict[str, Any]:
 def paired(name: str, metric: str, base: list[QuestionRecord], cand: list[QuestionRecord]) -> dict[str, Any]:
     get, higher = METRICS[metric]
     d = paired_delta(name, metric, [get(r) for r in base], [get(r) for r in cand], higher_is_better=higher)
-    return {
-        "pair": name,
-        "metric": metric,
-        "n": d.n,
-        "base": round(d.baseline, 2),
-        "cand": round(d.candidate, 2),
-        "delta": round(d.delta, 2),
-        "ci": [round(d.ci_low, 2), round(d.ci_high, 2)],
-        "verdict": d.verdict,
-    }
+    return d.row()
 
 
 def pairs_of(a: dict[str, QuestionRecord], b: dict[str, QuestionRecord]) -> tuple[list[QuestionRecord], ...]:

@@ -76,16 +76,7 @@ def paired(name: str, metric: str, base: list[QuestionRecord], cand: list[Questi
         return [100 * scores_of(r)[metric] for r in rows]
 
     d = paired_delta(name, metric, values(base), values(cand), higher_is_better=metric not in ("llm_calls", "wall_s"))
-    return {
-        "pair": name,
-        "metric": metric,
-        "n": d.n,
-        "base": round(d.baseline, 2),
-        "cand": round(d.candidate, 2),
-        "delta": round(d.delta, 2),
-        "ci": [round(d.ci_low, 2), round(d.ci_high, 2)],
-        "verdict": d.verdict,
-    }
+    return d.row()
 
 
 def first_pass_outcomes(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from knowledge.kg.rank import seed_weight
@@ -33,6 +34,11 @@ result (the fused search then rests on vector search). Was 0.2 (no stated source
 0 is better on every dev set, and more so among 5x distractors."""
 
 
+def _written_as_name(toks: Sequence[str]) -> bool:
+    """True when a word of ``toks`` opens with a capital or a digit."""
+    return any(t[:1].isupper() or t[:1].isdigit() for t in toks)
+
+
 def candidate_ngrams(text: str, *, max_n: int = MAX_NAME_TOKENS) -> list[tuple[str, int, int]]:
     """(key, start, length) of every word n-gram that is not only stop words, longest first."""
     toks = words(text)[:MAX_QUERY_WORDS]
@@ -62,10 +68,10 @@ async def link(store: GraphStore, tenant: str, text: str, *, max_seeds: int = 8,
         if hit is None or span & covered or any(s.key == key for s in seeds):
             continue
         covered |= span
-        if hit.type != "title" and not any(t[:1].isupper() or t[:1].isdigit() for t in toks[start : start + n]):
+        if hit.type != "title" and not _written_as_name(toks[start : start + n]):
             lowercase.add(key)
         seeds.append(Seed(key=key, name=hit.name, weight=seed_weight(hit.degree), how="exact"))
-    cased = any(t[:1].isupper() or t[:1].isdigit() for t in toks[1:])  # names written as names (not typed lower)
+    cased = _written_as_name(toks[1:])  # names written as names (not typed in lower case)
     if lowercase and (cased or len(lowercase) < len(seeds)):  # it names something: lower-case words weigh less
         seeds = [Seed(s.key, s.name, s.weight * LOWERCASE_WEIGHT, s.how) if s.key in lowercase else s for s in seeds]
     if not seeds and fulltext:
