@@ -92,8 +92,9 @@ def report(out: Path, sets: list[str], strategies: list[str], baseline: str | No
                 run = json.loads(meta.read_text())
                 prov = run.get("provenance") or {}
                 entry["strategies"][s]["provenance"] = {
-                    k: prov.get(k) for k in ("id", "commit", "dirty", "model", "model_sha256", "server_sha256")
-                } | {"backend": run.get("backend")}
+                    k: prov.get(k)
+                    for k in ("id", "commit", "dirty", "model", "model_sha256", "server_sha256", "backend")
+                }
                 entry["strategies"][s]["load_at_starts"] = [
                     (h.get("machine") or {}).get("load") for h in run.get("provenance_history", [])
                 ]
@@ -178,15 +179,22 @@ async def main_async(args: argparse.Namespace) -> None:
         for name, dataset in datasets.items():
             for s in order:
                 await run_eval(settings, dataset, EvalConfig(strategies=[s], limit=limit), out / name / s)
+    if n_blocks:  # one line per invocation, so a resumed run reports every session it took
+        with (out / "sessions.jsonl").open("a") as f:
+            end = {"load_start": round(load_start, 2), "load_end": round(os.getloadavg()[0], 2)}
+            f.write(json.dumps(end | {"minutes": round((time.perf_counter() - started) / 60, 1)}) + "\n")
     result = report(out, args.dataset, args.strategy, args.baseline)
     first = next((out / name / s / "run.json" for name in args.dataset for s in args.strategy), None)
     machine = json.loads(first.read_text()).get("machine", {}) if first and first.exists() else {}
+    log = out / "sessions.jsonl"
+    sessions = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
     result.update(
         block=args.block,
         machine=f"{machine.get('cpu')}, {machine.get('cores')} cores" if machine else "",
-        load_start=round(load_start, 2) if n_blocks else None,
-        load_end=round(os.getloadavg()[0], 2) if n_blocks else None,
-        elapsed_min=round((time.perf_counter() - started) / 60, 1) if n_blocks else None,
+        sessions=sessions,
+        load_start=sessions[0]["load_start"] if sessions else None,
+        load_end=sessions[-1]["load_end"] if sessions else None,
+        elapsed_min=round(sum(x["minutes"] for x in sessions), 1) if sessions else None,
     )
     (out / "result.json").write_text(json.dumps(result, indent=2))
     if args.docs:
