@@ -16,6 +16,7 @@ NOT_FOUND_TEXT = "The knowledge base does not contain the answer."
 
 _BRACKETS = re.compile(r"\[([^\]]{1,60})\]")
 _LABEL = re.compile(r"\bE(\d{1,4})\b")
+_WRAPPED = re.compile(r"\[([^\[\]]+)\]")
 _YES_NO = re.compile(r"^(?:yes|no)(?:$|[.,;:!])", re.IGNORECASE)
 _PLACEHOLDER = re.compile(r"^\s*(?:<answer>|\[answer\]|answer\s*:)\s*", re.IGNORECASE)
 """A copy of the format's ``<answer>`` slot (or ``Answer:``) that small models put before the answer."""
@@ -65,7 +66,9 @@ def cited_labels(text: str) -> list[str]:
 def strip_citations(text: str) -> str:
     """The answer without its ``[E..]`` markers (what answer scoring compares)."""
     cleaned = _BRACKETS.sub(lambda m: "" if _LABEL.search(m.group(1)) else m.group(0), _PLACEHOLDER.sub("", text))
-    return " ".join(cleaned.split()).rstrip(" .,;").strip("<>\"'` ")
+    cleaned = " ".join(cleaned.split()).rstrip(" .,;").strip("<>\"'` ")
+    wrapped = _WRAPPED.fullmatch(cleaned)  # "[Arkansas]": the answer written in the labels' brackets
+    return wrapped.group(1).strip() if wrapped else cleaned
 
 
 def is_not_found(text: str) -> bool:

@@ -174,6 +174,9 @@ def test_citation_helpers() -> None:
     assert strip_citations("Answer: 1842 [E2]") == "1842"
     assert strip_citations("[answer] Edward Sloman [E2]") == "Edward Sloman"
     assert strip_citations("The answer is 4 [E1]") == "The answer is 4"
+    assert strip_citations("[Arkansas]") == "Arkansas"  # the answer in the labels' brackets
+    assert strip_citations("[1951] [E3]") == "1951"
+    assert strip_citations("[a] and [b]") == "[a] and [b]"  # two bracketed parts are not one wrapped answer
     assert is_not_found("NOT FOUND") and is_not_found("not found [E1]") and is_not_found(" ")
     assert not is_not_found("London [E3]")
     assert is_not_found("[NOT FOUND]") and is_not_found('"Not found."')  # small models wrap it
