@@ -20,6 +20,9 @@ class Kit:
     deps: Deps
     builder: PromptBuilder
     """Over the byte-stable prefix: rules + every registered tool, sorted by name."""
+    answer_builder: PromptBuilder
+    """The same prefix without the plan patterns: the one-call baseline's, for the first pass's plain answer call
+    (the patterns prime a model to answer a question's first hop; ``agent.first_pass_answer = "plain"``)."""
 
     @property
     def cfg(self) -> AgentConfig:
@@ -42,4 +45,8 @@ def make_kit(deps: Deps, *, planning: bool = True, tools: Collection[str] | None
     """
     names = deps.tools.keys() if tools is None else tools
     described = {n: deps.tools[n].description for n in names if n in deps.tools}
-    return Kit(deps=deps, builder=builder_for(described, planning=planning, partition=deps.cache_partition))
+    return Kit(
+        deps=deps,
+        builder=builder_for(described, planning=planning, partition=deps.cache_partition),
+        answer_builder=builder_for(described, planning=False, partition=deps.cache_partition),
+    )

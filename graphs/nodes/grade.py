@@ -52,7 +52,7 @@ def make(kit: Kit) -> Any:
         if plain:  # the baseline's answer call on the same passages; what it cites is what it kept
             call = await plain_answer(
                 kit.deps.llm,
-                kit.builder,
+                kit.answer_builder,  # the baseline's prefix: no plan patterns priming a first-hop answer
                 kit.context(state),
                 question=state["question"],
                 max_tokens=cfg.answer_max_tokens,

@@ -242,6 +242,10 @@ async def test_a_plain_first_pass_sentence_replans(make_deps: MakeDeps) -> None:
     assert correction.action == "replan" and "a sentence" in correction.reason
     assert of_kind(envs, "answer")[0].text == "London"
     assert llm.remaining == 0
+    # the plain call reads the baseline's prefix (no plan patterns to prime a first-hop answer); the planner has them
+    plain_prompt, planner_prompt = prompts(llm)[:2]
+    assert "Plan patterns" not in plain_prompt and "Plan patterns" in planner_prompt
+    assert plain_prompt.split("Rules:")[0] == planner_prompt.split("Rules:")[0]  # the same opening, cached for both
 
 
 async def test_a_prose_form_question_keeps_the_combined_first_pass_call(make_deps: MakeDeps) -> None:
