@@ -29,7 +29,6 @@ import hashlib
 import json
 import os
 import platform
-import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -239,9 +238,11 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def _commit() -> str:
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO, capture_output=True)
-    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+    """Short commit of the checkout, ``+dirty`` when tracked files differ from it (``evals.provenance.git_state``)."""
+    from evals.provenance import git_state
+
+    state = git_state(REPO)
+    return (state["commit"] or "")[:7] + ("+dirty" if state["dirty"] else "")
 
 
 def main() -> None:

@@ -20,7 +20,6 @@ import json
 import os
 import platform
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.datasets import load_dataset
+from evals.provenance import git_state
 from evals.runner import EvalConfig, run_eval
 from evals.strategies import registered
 from graphs.services import open_services
@@ -232,9 +232,9 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def _commit() -> str:
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=REPO, capture_output=True)
-    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+    """Short commit of the checkout, ``+dirty`` when tracked files differ from it (``evals.provenance.git_state``)."""
+    state = git_state(REPO)
+    return (state["commit"] or "")[:7] + ("+dirty" if state["dirty"] else "")
 
 
 def main() -> None:
