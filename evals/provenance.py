@@ -55,6 +55,12 @@ def git_state(repo: Path = REPO, *, exclude: Path | None = None) -> dict[str, An
     }
 
 
+def short_commit(repo: Path = REPO) -> str:
+    """The checkout's commit, 7 hex, with ``+dirty`` when tracked files differ from it (bench tables' provenance)."""
+    state = git_state(repo)
+    return (state["commit"] or "")[:7] + ("+dirty" if state["dirty"] else "")
+
+
 def resolved_config(settings: Settings) -> dict[str, Any]:
     """Every setting as the run resolved it (secrets masked by their type)."""
     return dict(settings.model_dump(mode="json"))

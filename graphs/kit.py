@@ -45,8 +45,6 @@ def make_kit(deps: Deps, *, planning: bool = True, tools: Collection[str] | None
     """
     names = deps.tools.keys() if tools is None else tools
     described = {n: deps.tools[n].description for n in names if n in deps.tools}
-    return Kit(
-        deps=deps,
-        builder=builder_for(described, planning=planning, partition=deps.cache_partition),
-        answer_builder=builder_for(described, planning=False, partition=deps.cache_partition),
-    )
+    answer_builder = builder_for(described, planning=False, partition=deps.cache_partition)
+    builder = builder_for(described, planning=True, partition=deps.cache_partition) if planning else answer_builder
+    return Kit(deps=deps, builder=builder, answer_builder=answer_builder)

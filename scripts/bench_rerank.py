@@ -237,14 +237,6 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _commit() -> str:
-    """Short commit of the checkout, ``+dirty`` when tracked files differ from it (``evals.provenance.git_state``)."""
-    from evals.provenance import git_state
-
-    state = git_state(REPO)
-    return (state["commit"] or "")[:7] + ("+dirty" if state["dirty"] else "")
-
-
 def main() -> None:
     """Run the survey's measurements and write the JSON and Markdown results."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
@@ -263,13 +255,14 @@ def main() -> None:
     import onnxruntime
 
     import knowledge.embeddings as embeddings
+    from evals.provenance import short_commit
     from knowledge.settings import Settings
 
     parts = args.parts.split(",")
     if "rerank" in parts:
         register_rerank(args.depth, args.threads)
     result: dict[str, Any] = {
-        "commit": _commit(),
+        "commit": short_commit(REPO),
         "machine": {
             "cpus": os.cpu_count(),
             "machine": platform.machine(),

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.datasets import load_dataset
-from evals.provenance import git_state
+from evals.provenance import short_commit
 from evals.runner import EvalConfig, run_eval
 from evals.strategies import registered
 from graphs.services import open_services
@@ -231,12 +231,6 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _commit() -> str:
-    """Short commit of the checkout, ``+dirty`` when tracked files differ from it (``evals.provenance.git_state``)."""
-    state = git_state(REPO)
-    return (state["commit"] or "")[:7] + ("+dirty" if state["dirty"] else "")
-
-
 def main() -> None:
     """Run the benchmark and write the JSON and Markdown results."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -259,7 +253,7 @@ def main() -> None:
         parser.error(f"unknown variants {sorted(unknown)!r}; known: {sorted(VARIANTS)!r}")
     base_settings = Settings(data_dir=args.data_dir)
     result: dict[str, Any] = {
-        "commit": _commit(),
+        "commit": short_commit(REPO),
         "machine": {
             "cpus": os.cpu_count(),
             "machine": platform.machine(),
