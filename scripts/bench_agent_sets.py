@@ -9,6 +9,8 @@ so that drift in the machine's load falls on all of them and a run stopped early
         -s agent_first_pass -s agent_first_pass_plain -s single_shot_fused -n 50 --block 10 \
         --baseline evals/results/answers:agent --out /tmp/agent-sets     # then copy OUT into evals/results
 
+``--skip 20 -n 30`` runs questions 21-50 only: a confirmation sample that an earlier run's choice was not made on.
+
 Run it from a worktree at a fixed commit with ``--out`` outside the checkout (the eval's provenance refuses to
 merge records made from another state). ``WAYPOINT_LOCAL_SERVER_BIN`` selects a native ``llama-server``.
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import statistics
@@ -30,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.compare import paired_delta
-from evals.datasets import load_dataset
+from evals.datasets import Dataset, load_dataset
 from evals.records import QuestionRecord
 from evals.runner import EvalConfig, run_eval
 from evals.store import load_records, records_path
@@ -166,13 +169,18 @@ def render(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def skip(dataset: Dataset, n: int) -> Dataset:
+    """The dataset without its first ``n`` questions (an earlier run measured them); the knowledge base is whole."""
+    return dataclasses.replace(dataset, questions=dataset.questions[n:]) if n else dataset
+
+
 async def main_async(args: argparse.Namespace) -> None:
     settings = Settings()
     out: Path = args.out
     load_start = os.getloadavg()[0]
     started = time.perf_counter()
     n_blocks = 0 if args.report_only else (args.n + args.block - 1) // args.block
-    datasets = {name: load_dataset(name) for name in args.dataset} if n_blocks else {}
+    datasets = {name: skip(load_dataset(name), args.skip) for name in args.dataset} if n_blocks else {}
     for b in range(n_blocks):
         order = args.strategy if b % 2 == 0 else args.strategy[::-1]
         limit = min(args.n, (b + 1) * args.block)
@@ -208,6 +216,7 @@ def main() -> None:
     ap.add_argument("-d", "--dataset", action="append", required=True)
     ap.add_argument("-s", "--strategy", action="append", required=True)
     ap.add_argument("-n", type=int, default=50)
+    ap.add_argument("--skip", type=int, default=0, help="leave out each set's first N questions (a confirmation run)")
     ap.add_argument("--block", type=int, default=10)
     ap.add_argument("--baseline", help="DIR:STRATEGY of committed records to pair F1 and calls against")
     ap.add_argument("--out", type=Path, required=True)
