@@ -9,7 +9,8 @@ so that drift in the machine's load falls on all of them and a run stopped early
         -s agent_first_pass -s agent_first_pass_plain -s single_shot_fused -n 50 --block 10 \
         --baseline evals/results/answers:agent --out /tmp/agent-sets     # then copy OUT into evals/results
 
-``--skip 20 -n 30`` runs questions 21-50 only: a confirmation sample that an earlier run's choice was not made on.
+``--skip 20 -n 30`` runs questions 21-50 only: a confirmation sample that an earlier run's choice was not made on;
+``--pool EARLIER_OUT`` reports it together with the earlier run's records of the first 20.
 
 Run it from a worktree at a fixed commit with ``--out`` outside the checkout (the eval's provenance refuses to
 merge records made from another state). ``WAYPOINT_LOCAL_SERVER_BIN`` selects a native ``llama-server``.
@@ -81,10 +82,26 @@ def pairs_of(a: dict[str, QuestionRecord], b: dict[str, QuestionRecord]) -> tupl
     return [a[i] for i in ids], [b[i] for i in ids]
 
 
-def report(out: Path, sets: list[str], strategies: list[str], baseline: str | None) -> dict[str, Any]:
+def pooled(folders: list[Path], name: str, strategy: str) -> dict[str, QuestionRecord]:
+    """One strategy's records on one set across runs of different questions (``--pool``); an id twice is refused."""
+    rows: dict[str, QuestionRecord] = {}
+    for folder in folders:
+        more = load_records(records_path(folder / name / strategy, strategy))
+        twice = sorted(set(rows) & set(more))
+        if twice:
+            raise SystemExit(f"{folder}: {name}/{strategy} measured {twice[:3]} in another pooled run as well")
+        rows |= more
+    return rows
+
+
+def report(
+    out: Path, sets: list[str], strategies: list[str], baseline: str | None, pool: list[Path] | None = None
+) -> dict[str, Any]:
+    """Summaries and paired deltas; with ``pool``, over this run's records and those earlier runs' together."""
     result: dict[str, Any] = {"out": str(out), "strategies": strategies, "baseline": baseline, "sets": {}}
+    result["pooled_with"] = [str(p) for p in pool or []]
     for name in sets:
-        rows = {s: load_records(records_path(out / name / s, s)) for s in strategies}
+        rows = {s: pooled([out, *(pool or [])], name, s) for s in strategies}
         common = set.intersection(*(set(r) for r in rows.values())) if rows else set()
         rows = {s: {i: r for i, r in rs.items() if i in common} for s, rs in rows.items()}
         entry: dict[str, Any] = {"n": len(common), "strategies": {}, "paired": []}
@@ -121,9 +138,15 @@ def report(out: Path, sets: list[str], strategies: list[str], baseline: str | No
 
 
 def render(result: dict[str, Any]) -> str:
+    pool = result.get("pooled_with") or []
     lines = [
         "# Answer strategies on the multi-hop dev sets, one run, alternating blocks",
         "",
+        *(
+            [f"Pooled with the records of {', '.join(f'`{p}`' for p in pool)} (other questions, other runs).", ""]
+            if pool
+            else []
+        ),
         f"`scripts/bench_agent_sets.py` · out `{result['out']}` · block {result.get('block')} · "
         f"{result.get('machine', '')} · load at start / end {result.get('load_start')} / {result.get('load_end')} · "
         f"{result.get('elapsed_min')} min.",
@@ -191,7 +214,7 @@ async def main_async(args: argparse.Namespace) -> None:
         with (out / "sessions.jsonl").open("a") as f:
             end = {"load_start": round(load_start, 2), "load_end": round(os.getloadavg()[0], 2)}
             f.write(json.dumps(end | {"minutes": round((time.perf_counter() - started) / 60, 1)}) + "\n")
-    result = report(out, args.dataset, args.strategy, args.baseline)
+    result = report(out, args.dataset, args.strategy, args.baseline, args.pool)
     first = next((out / name / s / "run.json" for name in args.dataset for s in args.strategy), None)
     machine = json.loads(first.read_text()).get("machine", {}) if first and first.exists() else {}
     log = out / "sessions.jsonl"
@@ -222,6 +245,12 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--docs", action="store_true", help="also write docs/bench/agent_sets.{json,md}")
     ap.add_argument("--report-only", action="store_true", help="run nothing: report the records in --out")
+    ap.add_argument(
+        "--pool",
+        action="append",
+        type=Path,
+        help="an earlier OUT of other questions: report both runs' records together",
+    )
     asyncio.run(main_async(ap.parse_args()))
 
 
