@@ -100,7 +100,7 @@ def report(
     """Summaries and paired deltas; with ``pool``, over this run's records and those earlier runs' together."""
     result: dict[str, Any] = {"out": str(out), "strategies": strategies, "baseline": baseline, "sets": {}}
     result["pooled_with"] = [str(p) for p in pool or []]
-    for name in sets:
+    for name in map(set_dir, sets):
         rows = {s: pooled([out, *(pool or [])], name, s) for s in strategies}
         common = set.intersection(*(set(r) for r in rows.values())) if rows else set()
         rows = {s: {i: r for i, r in rs.items() if i in common} for s, rs in rows.items()}
@@ -192,6 +192,11 @@ def render(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def set_dir(spec: str) -> str:
+    """A set's folder under OUT: the shipped set's name, or a dataset folder's own name (never its absolute path)."""
+    return Path(spec).name
+
+
 def skip(dataset: Dataset, n: int) -> Dataset:
     """The dataset without its first ``n`` questions (an earlier run measured them); the knowledge base is whole."""
     return dataclasses.replace(dataset, questions=dataset.questions[n:]) if n else dataset
@@ -203,7 +208,7 @@ async def main_async(args: argparse.Namespace) -> None:
     load_start = os.getloadavg()[0]
     started = time.perf_counter()
     n_blocks = 0 if args.report_only else (args.n + args.block - 1) // args.block
-    datasets = {name: skip(load_dataset(name), args.skip) for name in args.dataset} if n_blocks else {}
+    datasets = {set_dir(spec): skip(load_dataset(spec), args.skip) for spec in args.dataset} if n_blocks else {}
     for b in range(n_blocks):
         order = args.strategy if b % 2 == 0 else args.strategy[::-1]
         limit = min(args.n, (b + 1) * args.block)
@@ -215,7 +220,7 @@ async def main_async(args: argparse.Namespace) -> None:
             end = {"load_start": round(load_start, 2), "load_end": round(os.getloadavg()[0], 2)}
             f.write(json.dumps(end | {"minutes": round((time.perf_counter() - started) / 60, 1)}) + "\n")
     result = report(out, args.dataset, args.strategy, args.baseline, args.pool)
-    first = next((out / name / s / "run.json" for name in args.dataset for s in args.strategy), None)
+    first = next((out / set_dir(spec) / s / "run.json" for spec in args.dataset for s in args.strategy), None)
     machine = json.loads(first.read_text()).get("machine", {}) if first and first.exists() else {}
     log = out / "sessions.jsonl"
     sessions = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
