@@ -1,0 +1,64 @@
+"""``scripts/bench_agent_sets.py``: a confirmation run pooled with an earlier run's records of other questions."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from evals_support import record
+
+from evals.datasets import Dataset
+from evals.store import append_record, records_path
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "bench_agent_sets.py"
+SETS = ["hotpotqa"]
+STRATEGIES = ["agent_first_pass", "agent_first_pass_plain"]
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_agent_sets", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _run(out: Path, ids: list[str], f1: dict[str, float]) -> Path:
+    """One bench OUT: each strategy's records for ``ids``, F1 by strategy."""
+    for s in STRATEGIES:
+        for qid in ids:
+            append_record(records_path(out / "hotpotqa" / s, s), record(qid, strategy=s, f1=f1[s]))
+    return out
+
+
+def test_pool_reports_both_runs_questions_paired(tmp_path: Path) -> None:
+    bench = _bench()
+    early = _run(tmp_path / "early", ["q1", "q2"], {"agent_first_pass": 1.0, "agent_first_pass_plain": 0.0})
+    late = _run(tmp_path / "late", ["q3"], {"agent_first_pass": 0.0, "agent_first_pass_plain": 1.0})
+    alone = bench.report(late, SETS, STRATEGIES, None)["sets"]["hotpotqa"]
+    pooled = bench.report(late, SETS, STRATEGIES, None, [early])
+    entry = pooled["sets"]["hotpotqa"]
+    assert alone["n"] == 1 and entry["n"] == 3 and pooled["pooled_with"] == [str(early)]
+    assert entry["strategies"]["agent_first_pass"]["f1"] == pytest.approx(66.7)
+    f1 = next(d for d in entry["paired"] if d["metric"] == "f1")
+    assert f1["n"] == 3 and f1["delta"] == pytest.approx(100 * (2 - 1) / 3, abs=0.01)
+    assert "Pooled with the records of" in bench.render(pooled)
+
+
+def test_pool_refuses_a_question_measured_in_both_runs(tmp_path: Path) -> None:
+    bench = _bench()
+    early = _run(tmp_path / "early", ["q1"], {s: 1.0 for s in STRATEGIES})
+    late = _run(tmp_path / "late", ["q1"], {s: 0.0 for s in STRATEGIES})
+    with pytest.raises(SystemExit, match="q1"):
+        bench.report(late, SETS, STRATEGIES, None, [early])
+
+
+def test_skip_drops_the_first_questions_and_a_folder_runs_under_its_own_name(tmp_path: Path) -> None:
+    bench = _bench()
+    questions = tuple(object() for _ in range(5))
+    dataset = Dataset("mixed21", tmp_path / "q.jsonl", None, questions, ())  # type: ignore[arg-type]
+    assert bench.skip(dataset, 2).questions == questions[2:] and bench.skip(dataset, 0) is dataset
+    assert bench.set_dir("hotpotqa") == "hotpotqa"
+    assert bench.set_dir(str(tmp_path / "runs" / "mixed21")) == "mixed21"
