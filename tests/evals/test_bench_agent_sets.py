@@ -2,27 +2,21 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-from evals_support import record
+from evals_support import load_script, record
 
 from evals.datasets import Dataset
 from evals.store import append_record, records_path
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "bench_agent_sets.py"
 SETS = ["hotpotqa"]
 STRATEGIES = ["agent_first_pass", "agent_first_pass_plain"]
 
 
 def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_agent_sets", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench_agent_sets")
 
 
 def _run(out: Path, ids: list[str], f1: dict[str, float]) -> Path:

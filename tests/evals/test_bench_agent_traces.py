@@ -2,27 +2,21 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from evals_support import load_script
 
 from graphs.events import Answer, Envelope, LLMUsage, RunEvent
 from graphs.tracing.pg_store import PgTraceStore
 from graphs.tracing.run_store import RunStore
 from graphs.tracing.store import TraceStore
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "bench_agent.py"
-
 
 def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_agent", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench_agent")
 
 
 def _fill(store: RunStore) -> list[dict[str, Any]]:

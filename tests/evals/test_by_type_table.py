@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "by_type_table.py"
+from evals_support import load_script
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("by_type_table", SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("by_type_table")
 
 
 def _record(strategy: str, qid: str, scores: dict[str, Any], tools: list[str] | None = None) -> str:
