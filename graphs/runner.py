@@ -117,6 +117,8 @@ def totals(state: AgentState, wall_s: float) -> dict[str, Any]:
         if state.get("first_pass_skipped")
         else "replanned"
         if any(c.get("kind") == "replan" for c in corrections)
+        else "hopped"
+        if any(c.get("kind") == "hop" for c in corrections)
         else "accepted"
         if state.get("first_pass")
         else "off",

@@ -99,7 +99,7 @@ class CorrectionRecord(TypedDict):
 
     subq: int
     """The step corrected (``-1``: the original question, after a final answer failed its check)."""
-    kind: Literal["rewrite", "widen", "switch", "final_search", "replan"]
+    kind: Literal["rewrite", "widen", "switch", "final_search", "replan", "hop"]
     reason: str
     """The failed check or the miss that triggered it."""
     tools: list[str]
@@ -159,6 +159,9 @@ class AgentState(TypedDict, total=False):
     answered in one call; a failed check replans."""
     first_complete: bool
     """The first pass's reply said its passages state every fact the answer needs."""
+    hop_from: str
+    """The first pass's answer that looked like a first hop (``agent.check_next_hop``): the ``hop`` correction
+    searched on from it, and the next answer must go past it. Empty when no hop was taken."""
     first_pass_skipped: str
     """Why the first pass's call was skipped for this question (``agent.first_pass_skips_comparisons``: its search
     ran, its answer would have been replanned), or empty."""
@@ -217,6 +220,7 @@ def initial_state(question: str, tools: list[str], started_at: float) -> AgentSt
         "first_pass": False,
         "first_complete": False,
         "first_pass_skipped": "",
+        "hop_from": "",
         "budget": new_budget(),
         "started_at": started_at,
         "stop_reason": "",

@@ -181,6 +181,53 @@ def states_date(answer: str) -> bool:
 SHORT_ANSWER_WORDS = 8
 
 
+# A description of an entity the question does not name: a lower-case head noun and its relative or "of" phrase
+# ("the performer of X", "the state where X is located", "the country that released X").
+_DESCRIBED = re.compile(
+    r"\b[Tt]he (?:[a-z]+ ){0,3}?[a-z]+ (?:of|where|that|which|who|whose|in which|by which|from which)\b"
+)
+NEXT_HOP = "first pass: the answer is stated only beside the entity the question names (a first hop it describes)"
+"""``check_next_hop``'s reason: the corrective ``hop`` searches from that answer for what the question asks."""
+
+
+_ASKS_FOR = re.compile(r"^\W*(?:what|who|which)\s+(?:is|was|are|were)\s+", re.IGNORECASE)
+"""A question that asks what a description is ("What is the default value of X?"): that first description is the
+answer itself, not an entity on the way to it."""
+
+
+def describes_entity(question: str) -> bool:
+    """True when the question reaches its answer through an entity it only describes (``_DESCRIBED``): a
+    description the question asks something about ("Where was the director of X born?", "Who is the sibling of the
+    performer of X?"), not the one it asks for ("What is the default value of X?")."""
+    opener = _ASKS_FOR.match(question)
+    asked_for = opener.end() if opener else -1
+    return any(m.start() != asked_for for m in _DESCRIBED.finditer(question))
+
+
+def question_names(question: str) -> set[str]:
+    """Content tokens of the names a question gives: its capitalised words after the first (no numbers, no
+    possessive "'s", no one-letter words)."""
+    words = re.findall(r"[^\W\d_][\w-]*", question)
+    return {t for t in tokens(" ".join(w for w in words[1:] if w[0].isupper())) if len(t) > 1}
+
+
+def check_next_hop(answer: str, *, question: str, retrieved_texts: Sequence[str]) -> str:
+    """Why the first pass's short answer looks like the first hop of a chained question, or ``""``.
+
+    The question describes an entity it does not name ("the performer of Decade") and every passage that states
+    the answer also names the question's own entity ("Decade"): the answer was read one hop from the question,
+    where the described entity is stated, not where the fact asked about it is (a passage about that entity, which
+    need not name the question's). Yes/no answers and questions that name nothing are not checked.
+    """
+    if set(tokens(answer)) <= _YES_NO or not describes_entity(question):
+        return ""
+    names = question_names(question)
+    stating = [text for text in retrieved_texts if grounded(answer, [text])]
+    if names and stating and all(names & set(tokens(text)) for text in stating):
+        return NEXT_HOP
+    return ""
+
+
 def check_first_pass(answer: str, *, question: str, complete: bool, prose: bool) -> str:
     """Why the first pass's answer (``agent.first_pass``: one search for the whole question) is not the run's
     answer, or ``""``: the reply says a link is missing; a sentence where a short answer was asked; no date where

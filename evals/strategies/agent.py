@@ -105,6 +105,12 @@ register_strategy(
     needs_llm=True,
 )
 register_strategy(
+    "agent_no_hop",
+    _graph_factory("agent_no_hop", stream_run, first_pass=True, check_next_hop=False),
+    "The agent's first pass without the next-hop check: a first-hop answer is accepted, not hopped on from",
+    needs_llm=True,
+)
+register_strategy(
     "agent_plan_first",
     _graph_factory("agent_plan_first", stream_run, first_pass=False),
     "The agent with agent.first_pass off: the planner decomposes every question first",

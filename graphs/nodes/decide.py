@@ -21,12 +21,13 @@ from agents.roles.checks import (
     check_chain,
     check_final,
     check_first_pass,
+    check_next_hop,
     check_subanswer,
     grounded,
 )
 from agents.roles.decider import decide, next_correction
 from agents.roles.router import default_query, rewrite_query
-from graphs.budget import answer_reserve, stop_reason
+from graphs.budget import answer_reserve, can_call, stop_reason
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.events import Corrected
 from graphs.kit import Kit
@@ -94,6 +95,7 @@ def replan(
     """The first pass's answer failed a check: back to ``plan`` for the planner's steps. Its passages stay in the
     run's evidence as dropped (searched already, so the steps that find them again grade them for themselves, and
     the grounding check still counts them), the one-step plan and the draft go."""
+    corrections = settle(corrections, 0, kept=bool(kept_now), accepted=False)  # a pending hop failed
     evidence: list[EvidenceRecord] = [
         {**r, "subq": -1, "status": "dropped" if r["status"] in ("kept", "candidate") else r["status"]}
         for r in state.get("evidence", [])
@@ -114,6 +116,7 @@ def replan(
         "current": 0,
         "first_pass": False,
         "first_complete": False,
+        "hop_from": "",
         "draft": "",
         "drafted": False,
         "grade_answer": "",
@@ -123,6 +126,56 @@ def replan(
         "checks": [*checks, f"1: {failure}"],
         SUMMARY_KEY: {"decision": "replan", "answer": "", "check": failure, "stop_reason": ""},
     }
+
+
+def next_hop(
+    state: AgentState,
+    meter: Meter,
+    kit: Kit,
+    failure: str,
+    first_answer: str,
+    corrections: list[CorrectionRecord],
+    checks: list[str],
+) -> dict[str, Any]:
+    """The first pass's answer looks like a first hop (``check_next_hop``): one ``hop`` correction searches for the
+    question with that answer added (new passages only) and the combined call answers again, told the answer is a
+    step on the way. Its answer must go past it (``decide``), else the run replans."""
+    allowed = [t for t in state["allowed_tools"] if t in kit.deps.tools]
+    tools = [t for t in kit.cfg.first_call_tools if t in allowed] or list(state["route"]["tools"])
+    query = default_query(state["question"], [first_answer])
+    choice: RouteChoice = {"tools": tools, "query": query, "reason": f"hop: {failure}", "fresh_only": True}
+    choice["k"] = max(kit.cfg.top_k, kit.cfg.fusion_depth)  # deeper: the first pass's passages are left out
+    record: CorrectionRecord = {
+        "subq": 0,
+        "kind": "hop",
+        "reason": failure,
+        "tools": list(tools),
+        "query": query,
+        "kept": None,
+        "accepted": None,
+    }
+    meter.emit(Corrected(subq_index=0, action="hop", reason=failure, tools=list(tools), query=query))
+    return {
+        "route": choice,
+        "decision": "hop",
+        "hop_from": first_answer,
+        "draft": "",
+        "grade_answer": "",
+        "graded_final": False,
+        "corrections": [*corrections, record],
+        "checks": [*checks, f"1: {failure}"],
+        SUMMARY_KEY: {"decision": "hop", "answer": first_answer, "check": failure, "stop_reason": ""},
+    }
+
+
+def hop_failure(state: AgentState, answer: str) -> str:
+    """Pure: why the answer after a ``hop`` does not go past the first pass's answer, or ``""``: it repeats it,
+    or no passage states it beside it."""
+    first = state.get("hop_from", "")
+    if not first:
+        return ""
+    repeated = check_final(answer, not_found=False, bridges=[first], kept_evidence=True)
+    return repeated or check_chain(answer, builds_on=[first], run_texts=grounding_texts(state))
 
 
 def make(kit: Kit) -> Any:
@@ -171,6 +224,15 @@ def make(kit: Kit) -> Any:
                     failure = check_first_pass(
                         strip_citations(draft), question=state["question"], complete=complete, prose=not short
                     )
+                if short and not failure and not not_found:
+                    failure = hop_failure(state, strip_citations(draft))
+                hop = state.get("first_pass") and cfg.check_next_hop and short and not state.get("hop_from")
+                if hop and not failure and not not_found and can_call(meter.budget, cfg):
+                    first_answer = strip_citations(draft)
+                    texts = [evidence_text(r) for r in state.get("evidence", [])]
+                    reason = check_next_hop(first_answer, question=state["question"], retrieved_texts=texts)
+                    if reason:
+                        return next_hop(state, meter, kit, reason, first_answer, corrections, checks)
                 if not failure:
                     text = with_citations(draft, kept_now)
                     answer = strip_citations(text)

@@ -48,13 +48,16 @@ def make(kit: Kit) -> Any:
         relevant: list[str]
         first = bool(state.get("first_pass"))
         first_update: dict[str, Any] = {}
+        question = state["question"]
+        if state.get("hop_from"):  # after a hop: the first pass's answer is a step on the way, not the answer
+            question = f"{question} (found on the way: {state['hop_from']}; answer what the question asks about it)"
         plain = final and first and cfg.first_pass_answer == "plain" and not prose_form(state["question"])
         if plain:  # the baseline's answer call on the same passages; what it cites is what it kept
             call = await plain_answer(
                 kit.deps.llm,
                 kit.answer_builder,  # the baseline's prefix: no plan patterns priming a first-hop answer
                 kit.context(state),
-                question=state["question"],
+                question=question,
                 max_tokens=cfg.answer_max_tokens,
                 on_text=lambda piece: meter.emit(Token(text=piece, node="answer")),
             )
@@ -70,7 +73,7 @@ def make(kit: Kit) -> Any:
                 kit.builder,
                 kit.context(state),
                 labels=labels,
-                question=state["question"],
+                question=question,
                 prose=prose,
                 max_chars=cfg.prose_max_chars if prose or first else 160,
                 on_text=lambda piece: meter.emit(Token(text=piece, node="answer")),

@@ -23,7 +23,7 @@ from graphs.events import Routed
 from graphs.kit import Kit
 from graphs.state import AgentState, RouteChoice, referenced_answers
 
-CORRECTIONS = ("rewrite", "widen", "switch", "final_search")
+CORRECTIONS = ("rewrite", "widen", "switch", "final_search", "hop")
 
 
 def make(kit: Kit) -> Any:

@@ -20,7 +20,7 @@ from agent_support import (
 )
 
 from agents.llm import CallOptions, Message, ScriptedLLM
-from agents.roles.checks import check_first_pass, comparison_form, prose_form
+from agents.roles.checks import NEXT_HOP, check_first_pass, check_next_hop, comparison_form, prose_form
 
 Q2 = "Where was the director of Inception born?"
 OK = j(supported=True, unsupported_claims=[])
@@ -264,3 +264,84 @@ def test_the_prose_form() -> None:
     assert not prose_form("How many films did Christopher Nolan direct?")
     assert not prose_form("Where was the director of Inception born?")
     assert not prose_form("What is the default value of log_rotation_age?")
+
+
+HOP_PASSAGES = [
+    ("p-inc", "Inception", "Inception was the film the director Christopher Nolan made."),
+    ("p-nolan", "Nolan", "Christopher Nolan was the director of Inception."),
+    ("p-born", "Nolan early life", "Christopher Nolan was born in London."),
+    ("p-london", "London", "London is a city in England."),
+]
+"""The first search (top 2) finds only passages that name Inception; the birthplace is one hop further."""
+HOP = {"first_pass": True, "top_k": 2}
+
+
+def hop_tools() -> list[ListTool]:
+    """One tool: the two fused ones would each return the same passage under its own id."""
+    return [ListTool("vector_search", passages=HOP_PASSAGES)]
+
+
+def test_the_next_hop_check() -> None:
+    q = "Who is the sibling of the performer of Decade?"
+    album = "Decade\nDecade is an album by Neil Young."
+    sister = "Neil Young\nNeil Young's sister is Astrid Young."
+    other = "Harvest\nHarvest is an album recorded in Nashville."
+    # only the passage naming Decade states the answer: the performer, read where Decade names him
+    assert check_next_hop("Neil Young", question=q, retrieved_texts=[album, other]) == NEXT_HOP
+    # the performer's own passage was retrieved too (it states him without Decade): the next hop is in view
+    assert check_next_hop("Neil Young", question=q, retrieved_texts=[album, sister]) == ""
+    assert check_next_hop("Astrid Young", question=q, retrieved_texts=[album, sister]) == ""
+    # no described entity, a yes/no answer, a question naming nothing: not checked
+    assert check_next_hop("Neil Young", question="Who performed Decade?", retrieved_texts=[album]) == ""
+    assert check_next_hop("yes", question=q, retrieved_texts=[album]) == ""
+    assert check_next_hop("Neil Young", question="who is the sibling of the performer?", retrieved_texts=[album]) == ""
+    # the description a question asks for is the answer itself, not a hop ("What is the default value of X?")
+    setting = "log_rotation_age\nPostgreSQL rotates the log after log_rotation_age, 1d by default."
+    asked = "What is the default value of PostgreSQL's log_rotation_age setting?"
+    assert check_next_hop("1d", question=asked, retrieved_texts=[setting]) == ""
+    nested = "What is the population of the state where Dodge City Regional Airport is located?"
+    airport = "Dodge City Regional Airport\nA public airport in Kansas."
+    assert check_next_hop("Kansas", question=nested, retrieved_texts=[airport]) == NEXT_HOP
+
+
+async def test_a_first_hop_answer_hops_on_from_it_and_the_answer_beside_it_is_kept(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM([first_by("director", answer="Christopher Nolan"), first_by("born", answer="London"), OK])
+    (vec,) = hop_tools()
+    envs = await run_all(make_deps(llm, [vec], **HOP), Q2)
+    correction = of_kind(envs, "correction")[0]
+    assert correction.action == "hop" and correction.reason == NEXT_HOP
+    assert vec.queries == [Q2, f"{Q2} Christopher Nolan"]  # the question with the first answer added
+    second = prompts(llm)[1]
+    assert "found on the way: Christopher Nolan" in second and "born in London" in second
+    assert [u.role for u in of_kind(envs, "usage")] == ["first_pass", "first_pass", "verifier"]
+    assert of_kind(envs, "answer")[0].text == "London"
+    done = of_kind(envs, "done")[0]
+    assert done.totals["first_pass"] == "hopped"
+    assert [(c["kind"], c["accepted"]) for c in done.totals["corrections"]] == [("hop", True)]
+    assert llm.remaining == 0
+
+
+async def test_a_hop_that_repeats_the_first_answer_replans(make_deps: MakeDeps) -> None:
+    script = [
+        first_by("director", answer="Christopher Nolan"),
+        first_by("born", answer="Christopher Nolan"),
+        j(needs_retrieval=False, subquestions=[]),
+        "London",
+    ]
+    llm = ScriptedLLM(script)
+    envs = await run_all(make_deps(llm, hop_tools(), **HOP), Q2)
+    actions = [(c.action, c.reason) for c in of_kind(envs, "correction")]
+    assert [a for a, _ in actions] == ["hop", "replan"]
+    assert "repeats an intermediate answer" in actions[1][1]
+    done = of_kind(envs, "done")[0]
+    assert done.totals["first_pass"] == "replanned"
+    hop = [c for c in done.totals["corrections"] if c["kind"] == "hop"]
+    assert hop[0]["accepted"] is False
+    assert llm.remaining == 0
+
+
+async def test_the_next_hop_check_off_accepts_the_first_answer(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM([first_by("director", answer="Christopher Nolan"), OK])
+    envs = await run_all(make_deps(llm, hop_tools(), check_next_hop=False, **HOP), Q2)
+    assert not of_kind(envs, "correction")
+    assert of_kind(envs, "answer")[0].text == "Christopher Nolan"
