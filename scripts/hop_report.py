@@ -3,8 +3,9 @@ accepted, and what it did to the runs it fired on, against the same questions wi
 
     python scripts/hop_report.py OUT --traces DATA_DIR/runs.sqlite [--json F] [--md F]
 
-``OUT`` is a ``scripts/bench_agent_sets.py`` output holding both strategies (``--with``, default
-``agent_first_pass``; ``--without``, default ``agent_no_hop``) per set; the traces are the eval's run store
+``OUT`` is a ``scripts/bench_agent_sets.py`` output holding both strategies (``--with``, default ``agent_hop``;
+``--without``, default ``agent_first_pass``, the default agent) per set (the 2026-12-03 run, made while the hop
+was on by default: ``--with agent_first_pass --without agent_no_hop``); the traces are the eval's run store
 (``DATA_DIR/runs.sqlite`` or a ``postgresql://`` URL), read for each run's ``done`` totals. Right = F1 ≥ 0.5.
 """
 
@@ -111,8 +112,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("out", type=Path)
     ap.add_argument("--traces", required=True)
-    ap.add_argument("--with", dest="with_", default="agent_first_pass")
-    ap.add_argument("--without", default="agent_no_hop")
+    ap.add_argument("--with", dest="with_", default="agent_hop")
+    ap.add_argument("--without", default="agent_first_pass")
     ap.add_argument("--tenant", default="default")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--md", type=Path)

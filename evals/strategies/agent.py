@@ -105,9 +105,9 @@ register_strategy(
     needs_llm=True,
 )
 register_strategy(
-    "agent_no_hop",
-    _graph_factory("agent_no_hop", stream_run, first_pass=True, check_next_hop=False),
-    "The agent's first pass without the next-hop check: a first-hop answer is accepted, not hopped on from",
+    "agent_hop",
+    _graph_factory("agent_hop", stream_run, first_pass=True, check_next_hop=True),
+    "The agent's first pass with the next-hop check: a first-hop answer takes one hop correction before a replan",
     needs_llm=True,
 )
 register_strategy(

@@ -273,7 +273,7 @@ HOP_PASSAGES = [
     ("p-london", "London", "London is a city in England."),
 ]
 """The first search (top 2) finds only passages that name Inception; the birthplace is one hop further."""
-HOP = {"first_pass": True, "top_k": 2}
+HOP = {"first_pass": True, "top_k": 2, "check_next_hop": True}
 
 
 def hop_tools() -> list[ListTool]:
@@ -342,6 +342,6 @@ async def test_a_hop_that_repeats_the_first_answer_replans(make_deps: MakeDeps) 
 
 async def test_the_next_hop_check_off_accepts_the_first_answer(make_deps: MakeDeps) -> None:
     llm = ScriptedLLM([first_by("director", answer="Christopher Nolan"), OK])
-    envs = await run_all(make_deps(llm, hop_tools(), check_next_hop=False, **HOP), Q2)
+    envs = await run_all(make_deps(llm, hop_tools(), **{**HOP, "check_next_hop": False}), Q2)
     assert not of_kind(envs, "correction")
     assert of_kind(envs, "answer")[0].text == "Christopher Nolan"
