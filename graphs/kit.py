@@ -29,6 +29,14 @@ class Kit:
         """Agent budgets and knobs."""
         return self.deps.settings.agent
 
+    def allowed(self, state: AgentState) -> list[str]:
+        """The tools this run may use that the registry has."""
+        return [t for t in state["allowed_tools"] if t in self.deps.tools]
+
+    def fused(self, allowed: Sequence[str]) -> list[str]:
+        """The first search's tools (``agent.first_call_tools``) among ``allowed``: the fused search."""
+        return [t for t in self.cfg.first_call_tools if t in allowed]
+
     def context(self, state: AgentState) -> Sequence[Block]:
         """The run's growing prompt context."""
         cfg = self.cfg

@@ -30,8 +30,9 @@ MIN_TOKEN = 3
 _WORD = re.compile(r"[^\W\d_][\w.-]*(?:\(\))?")
 
 
-def question_names(question: str) -> list[str]:
-    """Capitalised words after the first, and identifiers (``a_b``, ``a.b``, ``f()``)."""
+def named_terms(question: str) -> list[str]:
+    """Capitalised words after the first, and identifiers (``a_b``, ``a.b``, ``f()``), as written (unlike
+    ``agents.roles.checks.question_names``, which gives the capitalised words' tokens)."""
     words = _WORD.findall(question)
     return [w.rstrip(".") for w in words[1:] if w[0].isupper() or "_" in w or "." in w.strip(".") or w.endswith("()")]
 
@@ -55,7 +56,7 @@ def unknown_names(question: str, text: str, vocab: set[str]) -> list[str]:
     """The names ``question`` gives that the knowledge base never has: an identifier nowhere in ``text``, a name
     none of whose tokens (three characters or more) is in ``vocab``."""
     out = []
-    for name in question_names(question):
+    for name in named_terms(question):
         if is_identifier(name):
             last = name.removesuffix("()").rsplit(".", 1)[-1]  # docs qualify names variously: the last part
             if last.lower() not in text:

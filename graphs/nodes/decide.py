@@ -136,12 +136,12 @@ def next_hop(
     first_answer: str,
     corrections: list[CorrectionRecord],
     checks: list[str],
+    allowed: list[str],
 ) -> dict[str, Any]:
     """The first pass's answer looks like a first hop (``check_next_hop``): one ``hop`` correction searches for the
     question with that answer added (new passages only) and the combined call answers again, told the answer is a
     step on the way. Its answer must go past it (``decide``), else the run replans."""
-    allowed = [t for t in state["allowed_tools"] if t in kit.deps.tools]
-    tools = [t for t in kit.cfg.first_call_tools if t in allowed] or list(state["route"]["tools"])
+    tools = kit.fused(allowed) or list(state["route"]["tools"])
     query = default_query(state["question"], [first_answer])
     choice: RouteChoice = {"tools": tools, "query": query, "reason": f"hop: {failure}", "fresh_only": True}
     choice["k"] = max(kit.cfg.top_k, kit.cfg.fusion_depth)  # deeper: the first pass's passages are left out
@@ -194,7 +194,7 @@ def make(kit: Kit) -> Any:
         kept_now = latest_round_kept(state, i) if n_tools else []
         corrections = list(state.get("corrections", []))
         checks = list(state.get("checks", []))
-        allowed = [t for t in state["allowed_tools"] if t in kit.deps.tools]
+        allowed = kit.allowed(state)
         update: dict[str, Any] = {"grade_answer": "", "graded_final": False}
         answer, failure, finished = "", "", False
 
@@ -224,15 +224,15 @@ def make(kit: Kit) -> Any:
                     failure = check_first_pass(
                         strip_citations(draft), question=state["question"], complete=complete, prose=not short
                     )
+                reply = strip_citations(draft)
                 if short and not failure and not not_found:
-                    failure = hop_failure(state, strip_citations(draft))
+                    failure = hop_failure(state, reply)
                 hop = state.get("first_pass") and cfg.check_next_hop and short and not state.get("hop_from")
                 if hop and not failure and not not_found and can_call(meter.budget, cfg):
-                    first_answer = strip_citations(draft)
                     texts = [evidence_text(r) for r in state.get("evidence", [])]
-                    reason = check_next_hop(first_answer, question=state["question"], retrieved_texts=texts)
+                    reason = check_next_hop(reply, question=state["question"], retrieved_texts=texts)
                     if reason:
-                        return next_hop(state, meter, kit, reason, first_answer, corrections, checks)
+                        return next_hop(state, meter, kit, reason, reply, corrections, checks, allowed)
                 if not failure:
                     text = with_citations(draft, kept_now)
                     answer = strip_citations(text)
@@ -314,7 +314,7 @@ def make(kit: Kit) -> Any:
         """Choose, record and emit the correction for step ``i`` (or ``give_up``); presets the next route."""
         cfg = kit.cfg
         sq = plan[i]
-        fused = [t for t in cfg.first_call_tools if t in allowed]
+        fused = kit.fused(allowed)
         last_tools = list(state["route"]["tools"])
         past = [c["query"] for c in state.get("tool_calls", []) if c["subq"] == i]
         final_check = state.get("graded_final") and failure not in ("no evidence kept", "tool failed or found nothing")

@@ -53,11 +53,11 @@ def make(kit: Kit) -> Any:
         cfg = kit.cfg
         i = state["current"]
         sq = state["plan"][i]
-        allowed = [t for t in state["allowed_tools"] if t in kit.deps.tools]
+        allowed = kit.allowed(state)
         action = state.get("decision", "route")
         past = [(c["tool"], c["query"]) for c in state.get("tool_calls", []) if c["subq"] == i]
         query = default_query(sq["text"], referenced_answers(state))
-        fused = [t for t in cfg.first_call_tools if t in allowed]
+        fused = kit.fused(allowed)
         planned = sq.get("tool", "")
         llm_used = False
         choice: RouteChoice
