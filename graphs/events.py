@@ -84,7 +84,7 @@ class Corrected(_Event):
 
     kind: Literal["correction"] = "correction"
     subq_index: int
-    action: Literal["rewrite", "widen", "switch", "final_search", "replan", "hop", "give_up"]
+    action: Literal["rewrite", "widen", "switch", "final_search", "replan", "hop", "absent", "give_up"]
     reason: str
     """The failed check or the miss (``no evidence kept``, ``answer repeats an entity the sub-question names``...)."""
     tools: list[str] = Field(default_factory=list)

@@ -35,8 +35,11 @@ def after_route(state: AgentState) -> Literal["retrieve", "decide"]:
     return "retrieve" if state["route"]["tools"] else "decide"
 
 
-def after_retrieve(state: AgentState) -> Literal["grade", "decide"]:
-    """Grade new candidates; nothing new (tools failed or found nothing) goes straight to decide."""
+def after_retrieve(state: AgentState) -> Literal["grade", "decide", "finalize"]:
+    """Grade new candidates; nothing new (tools failed or found nothing) goes straight to decide; a question naming
+    what the knowledge base never mentions (``absent``) is answered "not found" at once."""
+    if state.get("absent"):
+        return "finalize"
     return "grade" if any(r["status"] == "candidate" for r in state.get("evidence", [])) else "decide"
 
 
@@ -119,7 +122,7 @@ def build_graph(
     g.add_edge(START, "plan")
     g.add_conditional_edges("plan", after_plan, ["route", "answer"])
     g.add_conditional_edges("route", after_route, ["retrieve", "decide"])
-    g.add_conditional_edges("retrieve", after_retrieve, ["grade", "decide"])
+    g.add_conditional_edges("retrieve", after_retrieve, ["grade", "decide", "finalize"])
     g.add_edge("grade", "decide")
     g.add_conditional_edges(
         "decide", make_after_decide(kit), ["compact", "route", "answer", "verify", "finalize", "plan"]

@@ -113,7 +113,10 @@ def totals(state: AgentState, wall_s: float) -> dict[str, Any]:
             for sq in state.get("plan") or []
         ],
         "answer_kind": state.get("answer_kind", "short"),
-        "first_pass": "skipped"
+        "absent": list(state.get("absent") or []),
+        "first_pass": "absent"
+        if state.get("absent")
+        else "skipped"
         if state.get("first_pass_skipped")
         else "replanned"
         if any(c.get("kind") == "replan" for c in corrections)

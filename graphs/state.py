@@ -165,6 +165,9 @@ class AgentState(TypedDict, total=False):
     first_pass_skipped: str
     """Why the first pass's call was skipped for this question (``agent.first_pass_skips_comparisons``: its search
     ran, its answer would have been replanned), or empty."""
+    absent: list[str]
+    """Names the question gives that the knowledge base never mentions (``agent.check_absent_names``): the run
+    answers "not found" after its first search, with no answer call. Empty when every name is known."""
     computed: bool
     """The answer was computed from the last two steps' answers (``agents.roles.compare``), not written by the LLM."""
     budget: Budget
@@ -221,6 +224,7 @@ def initial_state(question: str, tools: list[str], started_at: float) -> AgentSt
         "first_complete": False,
         "first_pass_skipped": "",
         "hop_from": "",
+        "absent": [],
         "budget": new_budget(),
         "started_at": started_at,
         "stop_reason": "",

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from pathlib import Path
 
+from agents.roles.absence import MIN_TOKEN, is_identifier, named_terms
 from agents.roles.checks import tokens
 from evals.datasets import Dataset, load_dataset
 from evals.provenance import git_state
@@ -25,22 +25,6 @@ from knowledge.loaders import load_file
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SETS = [str(REPO / "evals/data/mixed"), "hotpotqa", "2wikimultihopqa", "musique"]
-MIN_TOKEN = 3
-"""Shorter tokens ("Th" of "5Th", "s") are not names."""
-_WORD = re.compile(r"[^\W\d_][\w.-]*(?:\(\))?")
-
-
-def named_terms(question: str) -> list[str]:
-    """Capitalised words after the first, and identifiers (``a_b``, ``a.b``, ``f()``), as written (unlike
-    ``agents.roles.checks.question_names``, which gives the capitalised words' tokens)."""
-    words = _WORD.findall(question)
-    return [w.rstrip(".") for w in words[1:] if w[0].isupper() or "_" in w or "." in w.strip(".") or w.endswith("()")]
-
-
-def is_identifier(name: str) -> bool:
-    """``a_b``, ``a.b``, ``f()``: matched whole (``log_compression`` is not "log" + "compression"), a dotted one
-    by its last part (``MAXYEAR`` of ``datetime.MAXYEAR``)."""
-    return "_" in name or "." in name or name.endswith("()")
 
 
 def knowledge_text(ds: Dataset) -> str:

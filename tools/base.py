@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from knowledge.models import Evidence
@@ -38,4 +38,14 @@ class RetrievalTool(Protocol):
 
     async def search(self, query: str, *, k: int = 5, filters: Mapping[str, str] | None = None) -> list[Evidence]:
         """Return up to ``k`` evidence items for ``query``, best first."""
+        ...
+
+
+@runtime_checkable
+class WordIndex(Protocol):
+    """A tool whose index can say which words no passage of its tenant contains (``vector_search``: its sparse
+    index). The lexical "not found" (``graphs.absence``) asks it."""
+
+    async def missing_words(self, words: Sequence[str]) -> set[str]:
+        """The ``words`` (lower-cased index words) no live passage contains."""
         ...

@@ -6,7 +6,7 @@ Also usable outside Waypoint as a LangChain retriever: ``VectorSearchRetriever(t
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
 from langchain_core.documents import Document as LCDocument
@@ -64,6 +64,23 @@ class VectorSearchTool:
         except (EmbeddingError, VectorStoreError) as exc:
             raise ToolError(f"vector_search failed: {exc}") from exc
         return [_evidence(hit, rank, mode) for rank, hit in enumerate(hits, start=1)]
+
+    async def missing_words(self, words: Sequence[str]) -> set[str]:
+        """The ``words`` no live passage contains: one BM25 lookup each (a sparse search for the word alone finds
+        only passages that hold it). Stop words and empty words are never missing."""
+        return await asyncio.to_thread(self.missing_words_sync, words)
+
+    def missing_words_sync(self, words: Sequence[str]) -> set[str]:
+        """The blocking lookups behind ``missing_words``."""
+        missing = set()
+        try:
+            for word in dict.fromkeys(words):
+                sparse = self.encoder.encode_query(word)
+                if sparse and not self.store.search(self.tenant, dense=None, sparse=sparse, mode="sparse", k=1):
+                    missing.add(word)
+        except VectorStoreError as exc:
+            raise ToolError(f"vector_search failed: {exc}") from exc
+        return missing
 
 
 def _evidence(hit: Hit, rank: int, mode: SearchMode) -> Evidence:

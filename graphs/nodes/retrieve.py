@@ -1,4 +1,8 @@
-"""retrieve: run the chosen tool(s) concurrently and fuse their rankings; a failing tool is reported, the rest go on."""
+"""retrieve: run the chosen tool(s) concurrently and fuse their rankings; a failing tool is reported, the rest go on.
+
+After the run's first search, a question naming what the knowledge base never mentions (``graphs.absence``,
+``agent.check_absent_names``) is marked ``absent``: the run answers "not found" with no answer call.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,11 @@ import time
 from typing import Any
 
 from agents.llm import llm_calls
+from agents.roles.absence import absent_reason
+from agents.roles.answerer import NOT_FOUND
+from graphs.absence import INDEX_TOOL, unknown_names
 from graphs.emit import SUMMARY_KEY, Meter
-from graphs.events import EvidenceFound, RunError, ToolCall
+from graphs.events import Corrected, EvidenceFound, RunError, ToolCall
 from graphs.kit import Kit
 from graphs.state import AgentState, EvidenceRecord, SubQuestion, ToolCallRecord
 from knowledge.models import Evidence
@@ -112,11 +119,21 @@ def make(kit: Kit) -> Any:
         plan[i]["tools_tried"] = [*plan[i]["tools_tried"], *choice["tools"]]
         plan[i]["last_query"] = choice["query"]
         new = sum(1 for r in records if r["status"] == "candidate")
-        return {
+        update: dict[str, Any] = {
             "tool_calls": calls,
             "evidence": records,
             "plan": plan,
             SUMMARY_KEY: {"tools": choice["tools"], "new_evidence": new},
         }
+        first = not state.get("tool_calls")
+        if first and kit.cfg.check_absent_names and INDEX_TOOL in kit.allowed(state):
+            absent = await unknown_names(kit.deps.tools, state["question"], [ev for _, f in results for ev in f])
+            if absent:  # the knowledge base never names it: "not found" now, no answer call
+                reason = absent_reason(absent)
+                meter.emit(Corrected(subq_index=i, action="absent", reason=reason))
+                update.update({"absent": absent, "not_found": True, "draft": NOT_FOUND})
+                update["checks"] = [*state.get("checks", []), f"question: {reason}"]
+                update[SUMMARY_KEY]["absent"] = absent
+        return update
 
     return run

@@ -12,6 +12,7 @@ from graphs.deps import Deps
 from graphs.events import Envelope
 from graphs.runner import RunRequest, stream_run
 from knowledge.models import Evidence
+from knowledge.sparse import tokenize
 from tools.base import ToolError
 
 PASSAGES: list[tuple[str, str, str]] = [
@@ -59,6 +60,23 @@ class ListTool:
             for s, pid, title, text in scored[:k]
             if s > 0
         ]
+
+
+class IndexedListTool(ListTool):
+    """A ``ListTool`` that also answers ``missing_words`` (``tools.base.WordIndex``) from its passages' words, as
+    ``vector_search`` does from its sparse index; ``lookup_fails``: the lookup raises a ``ToolError``."""
+
+    def __init__(self, *args: Any, lookup_fails: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lookup_fails = lookup_fails
+        self.lookups: list[list[str]] = []
+
+    async def missing_words(self, words: Sequence[str]) -> set[str]:
+        self.lookups.append(list(words))
+        if self.lookup_fails:
+            raise ToolError(f"{self.name} index is down")
+        vocabulary = {w for _, title, text in self.passages for w in tokenize(f"{title} {text}")}
+        return {w for w in words if w not in vocabulary}
 
 
 def j(**fields: Any) -> str:

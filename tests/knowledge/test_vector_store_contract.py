@@ -370,3 +370,29 @@ def test_an_edge_shard_made_before_the_visibility_index_gets_it_on_open(tmp_path
         assert STATE in store._shard(store.collection("ta")).info().payload_schema
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("engine", EMBEDDED)
+@pytest.mark.parametrize("tenancy", ["collection", "payload"])
+async def test_missing_words_are_the_words_no_live_passage_of_the_tenant_has(
+    tmp_path: Path, embedder: Embedder, corpus_path: Path, engine: str, tenancy: str
+) -> None:
+    """``missing_words`` (the lexical "not found"): a sparse search for a word alone finds only passages holding it,
+    on both engines and layouts; another tenant's words, a deleted document's and unknown ones are missing."""
+    settings = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(layout=tenancy, engine=engine))
+    store = open_vector_store(settings)
+    ing = Ingestor(settings, embedder, store)
+    try:
+        ing.ingest_corpus(corpus_path, "alpha")
+        ing.ingest_corpus(corpus_path, "beta")
+        alpha, beta = VectorSearchTool(embedder, store, "alpha"), VectorSearchTool(embedder, store, "beta")
+        words = ["lovelace", "babbage", "radioactivity", "mongolia", "log_compression", "xk"]
+        assert await alpha.missing_words(words) == {"mongolia", "log_compression"}
+        assert await alpha.missing_words(["the", ""]) == set()  # stop words and nothing are never missing
+        ing.delete_document("p01", "alpha")  # Ada Lovelace: no other passage names "lovelace"
+        assert await alpha.missing_words(["lovelace", "babbage"]) == {"lovelace"}
+        assert await beta.missing_words(["lovelace"]) == set()  # the other tenant still has it
+        assert await VectorSearchTool(embedder, store, "nobody").missing_words(["babbage"]) == {"babbage"}
+    finally:
+        ing.close()
+        store.close()

@@ -1,0 +1,44 @@
+"""The lexical "not found": names the question gives that the tenant's knowledge base never mentions.
+
+Run on the run's first search (``agent.check_absent_names``), before any answer call: the names
+(``agents.roles.absence.named_terms``) are looked up word by word in the sparse index of ``vector_search``. A name
+all of whose words are missing, with no close spelling among the words of the passages found (the first search's,
+and those of a search for the missing names, which can only match by meaning), is unknown. One unknown name makes
+the run answer "not found" with the reason in its trace. Without ``vector_search``, or when the lookup fails,
+nothing is unknown (the run goes on).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+
+from agents.roles.absence import lookup_words, named_terms, unknown
+from knowledge.models import Evidence
+from knowledge.sparse import tokenize
+from tools.base import RetrievalTool, ToolError, WordIndex
+
+log = logging.getLogger(__name__)
+INDEX_TOOL = "vector_search"
+"""The tool whose sparse index is asked."""
+NEAR_K = 5
+"""Passages of the dense search for the missing names whose words may spell them differently."""
+
+
+async def unknown_names(tools: Mapping[str, RetrievalTool], question: str, found: Sequence[Evidence]) -> list[str]:
+    """The names ``question`` gives that the knowledge base never mentions (``[]`` when it cannot tell)."""
+    tool = tools.get(INDEX_TOOL)
+    names = named_terms(question)
+    if not isinstance(tool, WordIndex) or not names:
+        return []
+    try:
+        missing = await tool.missing_words([w for n in names for w in lookup_words(n)])
+        candidates = unknown(names, missing, set())
+        if not candidates:
+            return []
+        near = await tool.search(" ".join(candidates), k=NEAR_K)  # their own words match nothing: by meaning
+    except ToolError as exc:
+        log.warning("absent-name lookup failed: %s", exc)
+        return []
+    vocabulary = {w for ev in [*found, *near] for w in tokenize(f"{ev.title} {ev.text}")}
+    return unknown(names, missing, vocabulary)
