@@ -25,8 +25,11 @@ NEAR_K = 5
 """Passages of the dense search for the missing names whose words may spell them differently."""
 
 
-async def unknown_names(tools: Mapping[str, RetrievalTool], question: str, found: Sequence[Evidence]) -> list[str]:
-    """The names ``question`` gives that the knowledge base never mentions (``[]`` when it cannot tell)."""
+async def unknown_names(
+    tools: Mapping[str, RetrievalTool], question: str, found: Sequence[Evidence], *, near: bool = True
+) -> list[str]:
+    """The names ``question`` gives that the knowledge base never mentions (``[]`` when it cannot tell); ``near``
+    False leaves out the spelling tolerance (an ablation: every missing word counts)."""
     tool = tools.get(INDEX_TOOL)
     names = named_terms(question)
     if not isinstance(tool, WordIndex) or not names:
@@ -34,8 +37,8 @@ async def unknown_names(tools: Mapping[str, RetrievalTool], question: str, found
     try:
         missing = await tool.missing_words([w for n in names for w in lookup_words(n)])
         candidates = unknown(names, missing, set())
-        if not candidates:
-            return []
+        if not candidates or not near:
+            return candidates
         near = await tool.search(" ".join(candidates), k=NEAR_K)  # their own words match nothing: by meaning
     except ToolError as exc:
         log.warning("absent-name lookup failed: %s", exc)

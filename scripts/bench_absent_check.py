@@ -48,7 +48,7 @@ def foreign_questions(ds: Dataset, others: list[Dataset], n: int) -> list[Questi
     return out
 
 
-async def measure(settings: Settings, spec: str, *, foreign_n: int) -> dict[str, Any]:
+async def measure(settings: Settings, spec: str, *, foreign_n: int, near: bool = True) -> dict[str, Any]:
     """The check on one knowledge base's own questions and on foreign ones."""
     ds = load_dataset(spec)
     others = [other for other in map(load_dataset, MULTIHOP) if other.name != ds.name]
@@ -62,7 +62,7 @@ async def measure(settings: Settings, spec: str, *, foreign_n: int) -> dict[str,
         for kind, source, q in asked:
             found = await first_search(deps, q.question)
             started = time.perf_counter()
-            names = await unknown_names(deps.tools, q.question, found)
+            names = await unknown_names(deps.tools, q.question, found, near=near)
             rows.append(
                 {
                     "kind": kind,
@@ -126,13 +126,16 @@ def table(results: list[dict[str, Any]]) -> str:
 
 async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
     settings = Settings()
-    return [await measure(settings, spec, foreign_n=args.foreign) for spec in args.kb or DEFAULT_KBS]
+    return [
+        await measure(settings, spec, foreign_n=args.foreign, near=not args.exact) for spec in args.kb or DEFAULT_KBS
+    ]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("-d", "--kb", action="append", help="a knowledge base (dataset name or folder); repeatable")
     ap.add_argument("--foreign", type=int, default=50, help="foreign questions from each other multi-hop set")
+    ap.add_argument("--exact", action="store_true", help="ablation: no spelling tolerance (every missing word counts)")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--md", type=Path)
     args = ap.parse_args()
@@ -142,12 +145,19 @@ def main() -> None:
     print(text)
     git = git_state(REPO)
     if args.json:
-        meta = {"git": git, "machine": machine, "foreign_per_set": args.foreign, "results": results}
+        meta = {
+            "git": git,
+            "machine": machine,
+            "foreign_per_set": args.foreign,
+            "exact": args.exact,
+            "results": results,
+        }
         args.json.write_text(json.dumps(meta, indent=2) + "\n")
     if args.md:
         head = (
             '# The lexical "not found" alone (agent.check_absent_names)\n\n'
-            f"From `scripts/bench_absent_check.py --foreign {args.foreign}` at commit {git['commit']} "
+            f"From `scripts/bench_absent_check.py --foreign {args.foreign}{' --exact' * args.exact}` "
+            f"at commit {git['commit']} "
             f"(dirty: {git['dirty']}). No LLM: the first search and the check, through each knowledge base's index.\n\n"
         )
         args.md.write_text(head + text)

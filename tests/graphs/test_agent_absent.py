@@ -7,6 +7,7 @@ from __future__ import annotations
 from agent_support import PASSAGES, IndexedListTool, ListTool, MakeDeps, first_by, grade_by, j, of_kind, run_all
 
 from agents.llm import ScriptedLLM
+from graphs.absence import unknown_names
 
 FIRST = {"first_pass": True}
 OK = j(supported=True, unsupported_claims=[])
@@ -82,3 +83,13 @@ async def test_a_request_that_leaves_out_vector_search_is_not_checked(make_deps:
     vec, graph = fused()
     envs = await run_all(make_deps(llm, [vec, graph], **FIRST), ABSENT_Q, tools=["graph_search"])
     assert vec.lookups == [] and not [c for c in of_kind(envs, "correction") if c.action == "absent"]
+
+
+async def test_without_the_spelling_tolerance_a_misspelt_name_is_unknown() -> None:
+    """The ablation ``near=False`` (``scripts/bench_absent_check.py --exact``) counts every missing word."""
+    vec = IndexedListTool("vector_search")
+    q = "Where was the director of Incepton born?"
+    found = await vec.search(q)
+    assert await unknown_names({"vector_search": vec}, q, found) == []
+    assert await unknown_names({"vector_search": vec}, q, found, near=False) == ["Incepton"]
+    assert await unknown_names({"graph_search": vec}, q, found, near=False) == []  # no vector_search: cannot tell
