@@ -13,9 +13,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 
-from agents.roles.absence import lookup_words, named_terms, unknown
+from agents.roles.absence import Seen, lookup_words, named_terms, unknown
 from knowledge.models import Evidence
-from knowledge.sparse import tokenize
 from tools.base import RetrievalTool, ToolError, WordIndex
 
 log = logging.getLogger(__name__)
@@ -36,12 +35,11 @@ async def unknown_names(
         return []
     try:
         missing = await tool.missing_words([w for n in names for w in lookup_words(n)])
-        candidates = unknown(names, missing, set())
+        candidates = unknown(names, missing)
         if not candidates or not near:
             return candidates
         near = await tool.search(" ".join(candidates), k=NEAR_K)  # their own words match nothing: by meaning
     except ToolError as exc:
         log.warning("absent-name lookup failed: %s", exc)
         return []
-    vocabulary = {w for ev in [*found, *near] for w in tokenize(f"{ev.title} {ev.text}")}
-    return unknown(names, missing, vocabulary)
+    return unknown(names, missing, Seen.of(f"{ev.title} {ev.text}" for ev in [*found, *near]))

@@ -5,13 +5,15 @@ A question that names something (a capitalised word after its first, or an ident
 whose words no passage of the knowledge base contains cannot be answered from it: "the capital of Mongolia" over a
 knowledge base that never says "Mongolia". Two things keep an answerable question from being turned away: a word
 spelt close to one the run's passages contain (``near_spelling``: "Margaraviate" for "Margraviate", "Gothais" for
-"Gotha is") counts as present, and a name counts as absent only when every word of it is.
+"Gotha is", "Sao Paulo" for "São Paulo") counts as present, and a name counts as absent only when every word of it is.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from rapidfuzz.distance import OSA
 
@@ -20,6 +22,7 @@ from knowledge.sparse import tokenize
 MIN_TOKEN = 3
 """Shorter words ("Th" of "5Th", the "s" of "PostgreSQL's") are not looked up."""
 _WORD = re.compile(r"[^\W\d_][\w.-]*(?:\(\))?")
+_NOT_ALNUM = re.compile(r"[\W_]+")
 
 
 def named_terms(question: str) -> list[str]:
@@ -42,28 +45,62 @@ def lookup_words(name: str) -> list[str]:
     return [t for t in tokenize(name) if len(t) >= MIN_TOKEN]
 
 
-def near_spelling(word: str, vocabulary: Iterable[str]) -> str:
-    """A vocabulary word ``word`` may be a misspelling of, or ``""``: one edit away (insert, delete, substitute,
-    swap two letters) for words of six letters or more, two for nine or more; or the known word with at most two
-    letters glued on ("gothais": "gotha" + "is"). Five letters and fewer must match exactly ("slack" is not "stack")."""
-    reach = 2 if len(word) >= 9 else 1 if len(word) >= 6 else 0
-    for known in vocabulary:
+def fold(text: str) -> str:
+    """Lower case without accents ("São" and "Sao" compare equal; letters with no accent to drop, such as "ø",
+    stay as they are)."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).lower()
+
+
+@dataclass(frozen=True)
+class Seen:
+    """The passages a run found, as the spelling tolerance compares a missing word with them."""
+
+    words: frozenset[str]
+    """Their index words, folded (``fold``)."""
+    joined: str
+    """Their folded text with everything but letters and digits removed: compounds written apart ("Spider-Man",
+    "Gotha is") read as one word."""
+
+    @classmethod
+    def of(cls, texts: Iterable[str]) -> Seen:
+        """What ``texts`` (passage titles and bodies) hold."""
+        folded = fold(" ".join(texts))
+        return cls(frozenset(tokenize(folded)), _NOT_ALNUM.sub("", folded))
+
+
+NOTHING_SEEN = Seen(frozenset(), "")
+"""No passages: no tolerance."""
+
+
+def near_spelling(word: str, seen: Seen) -> str:
+    """The word of ``seen`` that ``word`` may be another spelling of, or ``""``: the same but for accents; one edit
+    away (insert, delete, substitute, swap two letters) for words of six letters or more, two for nine or more; a
+    known word with at most two letters glued on ("gothais": "gotha" + "is"); or, from six letters, the same letters
+    written apart ("spiderman": "Spider-Man"). Five letters and fewer must otherwise match exactly ("slack" is not
+    "stack")."""
+    w = fold(word)
+    if w in seen.words:
+        return w
+    reach = 2 if len(w) >= 9 else 1 if len(w) >= 6 else 0
+    for known in seen.words:
         if len(known) < MIN_TOKEN + 1:
             continue
-        if reach and abs(len(known) - len(word)) <= reach and OSA.distance(word, known, score_cutoff=reach) <= reach:
+        if reach and abs(len(known) - len(w)) <= reach and OSA.distance(w, known, score_cutoff=reach) <= reach:
             return known
-        if word.startswith(known) and 0 < len(word) - len(known) <= 2:
+        if w.startswith(known) and 0 < len(w) - len(known) <= 2:
             return known
+    if len(w) >= 6 and w.isalnum() and w in seen.joined:
+        return w
     return ""
 
 
-def unknown(names: Sequence[str], missing: set[str], vocabulary: set[str]) -> list[str]:
+def unknown(names: Sequence[str], missing: set[str], seen: Seen = NOTHING_SEEN) -> list[str]:
     """The names none of whose lookup words the index has (``missing`` holds the words it lacks) nor a near
-    spelling of in ``vocabulary`` (the words of the passages the run found)."""
+    spelling of among the passages the run found (``seen``)."""
     out = []
     for name in names:
         words = lookup_words(name)
-        if words and all(w in missing and not near_spelling(w, vocabulary) for w in words):
+        if words and all(w in missing and not near_spelling(w, seen) for w in words):
             out.append(name)
     return out
 

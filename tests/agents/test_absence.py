@@ -3,7 +3,7 @@ words that stand for them, and the spelling tolerance that keeps a misspelt name
 
 from __future__ import annotations
 
-from agents.roles.absence import absent_reason, lookup_words, named_terms, near_spelling, unknown
+from agents.roles.absence import Seen, absent_reason, fold, lookup_words, named_terms, near_spelling, unknown
 
 
 def test_named_terms_are_capitalised_words_after_the_first_and_identifiers() -> None:
@@ -29,22 +29,30 @@ def test_lookup_words_are_index_words_of_three_letters_or_more() -> None:
     assert lookup_words("Jean-Paul") == ["jean", "paul"]
 
 
-def test_near_spelling_allows_an_edit_by_length_and_a_glued_word() -> None:
-    assert near_spelling("margaraviate", {"margraviate", "austria"}) == "margraviate"  # one letter inserted
-    assert near_spelling("gothais", {"gotha"}) == "gotha"  # "Gotha is" written as one word
-    assert near_spelling("mongolia", {"mongolian"}) == "mongolian"
-    assert near_spelling("slack", {"stack", "black"}) == ""  # five letters: exact only
-    assert near_spelling("mysql", {"postgresql"}) == ""
-    assert near_spelling("inception", {"perception"}) == ""  # three edits
-    assert near_spelling("cheese", {"che"}) == ""  # a known word of three letters glues on to too much
+def test_near_spelling_allows_an_edit_by_length_a_glued_word_accents_and_compounds() -> None:
+    def near(word: str, *texts: str) -> str:
+        return near_spelling(word, Seen.of(texts))
+
+    assert near("margaraviate", "The Margraviate of Austria") == "margraviate"  # one letter inserted
+    assert near("gothais", "originally based in Gotha") == "gotha"  # "Gotha is" written as one word
+    assert near("mongolia", "the Mongolian steppe") == "mongolian"
+    assert near("sao", "São Paulo is a city") == "sao"  # accents aside, even for three letters
+    assert near("jorgen", "Jørgen Buckhøj") == "jørgen"  # "ø" is a letter of its own: one edit
+    assert near("spiderman", "Spider-Man is a superhero") == "spiderman"  # written apart
+    assert near("slack", "a stack and a black cat") == ""  # five letters: exact only
+    assert near("mysql", "PostgreSQL") == ""
+    assert near("inception", "perception") == ""  # three edits
+    assert near("cheese", "che") == ""  # a known word of three letters glues on to too much
+    assert near("log_compression", "wal_compression and log compression") == ""  # identifiers: not read as joined
+    assert fold("São Jørgen") == "sao jørgen"
 
 
 def test_a_name_is_unknown_only_when_every_word_of_it_is_missing_with_no_near_spelling() -> None:
     names = ["Mongolia", "Van-Hook", "Margaraviate"]
     missing = {"mongolia", "van", "margaraviate"}
-    assert unknown(names, missing, set()) == ["Mongolia", "Margaraviate"]  # "hook" is known
-    assert unknown(names, missing, {"margraviate"}) == ["Mongolia"]
-    assert unknown(["Th"], {"th"}, set()) == []  # no word to look up: never unknown
+    assert unknown(names, missing) == ["Mongolia", "Margaraviate"]  # "hook" is known
+    assert unknown(names, missing, Seen.of(["Margraviate of Austria"])) == ["Mongolia"]
+    assert unknown(["Th"], {"th"}) == []  # no word to look up: never unknown
 
 
 def test_the_reason_names_what_is_missing() -> None:
