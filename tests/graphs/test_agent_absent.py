@@ -4,10 +4,19 @@ double over tiny real tools whose word index is their passages' words."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from agent_support import PASSAGES, IndexedListTool, ListTool, MakeDeps, first_by, grade_by, j, of_kind, run_all
 
 from agents.llm import ScriptedLLM
 from graphs.absence import unknown_names
+from graphs.services import open_deps
+from knowledge.embeddings import build_embedder
+from knowledge.ingest import Ingestor
+from knowledge.settings import AgentConfig, Settings
+from knowledge.vector_store import open_vector_store
+from tools.vector_search import VectorSearchTool
 
 FIRST = {"first_pass": True}
 OK = j(supported=True, unsupported_claims=[])
@@ -93,3 +102,28 @@ async def test_without_the_spelling_tolerance_a_misspelt_name_is_unknown() -> No
     assert await unknown_names({"vector_search": vec}, q, found) == []
     assert await unknown_names({"vector_search": vec}, q, found, near=False) == ["Incepton"]
     assert await unknown_names({"graph_search": vec}, q, found, near=False) == []  # no vector_search: cannot tell
+
+
+async def test_through_the_real_index_an_absent_name_is_not_found_and_a_known_one_is_answered(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """MiniLM and the embedded Qdrant: ``vector_search.missing_words`` over an ingested corpus (no LLM call for the
+    absent question; the scripted double answers the other)."""
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"id": i, "title": t, "text": x}) + "\n" for i, t, x in PASSAGES))
+    store = open_vector_store(settings)
+    embedder = build_embedder(settings)
+    ingestor = Ingestor(settings, embedder, store)
+    try:
+        assert not ingestor.ingest_corpus(corpus, "t").failed
+        vector = VectorSearchTool(embedder, store, "t")
+        cfg = settings.model_copy(update={"agent": AgentConfig(first_pass=True, verify=False)})
+        llm = ScriptedLLM([first_by("born", answer="London")])
+        async with open_deps(cfg, tenant="t", llm=llm, tools={vector.name: vector}) as deps:
+            absent = await run_all(deps, "What is the capital of Mongolia?")
+            known = await run_all(deps, "Where was the director of Inzeption born?")  # misspelt
+    finally:
+        ingestor.close()
+        store.close()
+    assert of_kind(absent, "answer")[0].not_found and of_kind(absent, "done")[0].totals["absent"] == ["Mongolia"]
+    assert of_kind(known, "answer")[0].text == "London" and llm.remaining == 0
