@@ -228,13 +228,6 @@ def check_next_hop(answer: str, *, question: str, retrieved_texts: Sequence[str]
     return ""
 
 
-def sentence_for_prose(answer: str, question: str) -> bool:
-    """True when a question whose form may ask for prose ("How do I ...?", "Summarise ...", ``prose_form``) got a
-    sentence (more than ``SHORT_ANSWER_WORDS`` content words): a prose answer, whatever kind the reply named (the
-    1.5B labels its own sentences "short")."""
-    return prose_form(question) and len(tokens(answer)) > SHORT_ANSWER_WORDS
-
-
 def check_first_pass(answer: str, *, question: str, complete: bool, prose: bool) -> str:
     """Why the first pass's answer (``agent.first_pass``: one search for the whole question) is not the run's
     answer, or ``""``: the reply says a link is missing; a sentence where a short answer was asked; no date where

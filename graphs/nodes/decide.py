@@ -24,7 +24,6 @@ from agents.roles.checks import (
     check_next_hop,
     check_subanswer,
     grounded,
-    sentence_for_prose,
 )
 from agents.roles.decider import decide, next_correction
 from agents.roles.router import default_query, rewrite_query
@@ -214,9 +213,6 @@ def make(kit: Kit) -> Any:
                     strip_citations(draft), not_found=not_found, bridges=bridges, kept_evidence=bool(kept_now)
                 )
                 short = state.get("answer_kind", "short") != "prose"
-                if short and state.get("first_pass") and sentence_for_prose(strip_citations(draft), state["question"]):
-                    short = False  # the combined call labelled a sentence "short" where the question allows prose
-                    update["answer_kind"] = "prose"
                 if cfg.check_chain and short and not failure and not not_found:
                     failure = chain_failure(state, plan, i, strip_citations(draft), final=True)
                 if cfg.check_grounded and short and not failure and not not_found:

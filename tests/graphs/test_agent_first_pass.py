@@ -20,14 +20,7 @@ from agent_support import (
 )
 
 from agents.llm import CallOptions, Message, ScriptedLLM
-from agents.roles.checks import (
-    NEXT_HOP,
-    check_first_pass,
-    check_next_hop,
-    comparison_form,
-    prose_form,
-    sentence_for_prose,
-)
+from agents.roles.checks import NEXT_HOP, check_first_pass, check_next_hop, comparison_form, prose_form
 
 Q2 = "Where was the director of Inception born?"
 OK = j(supported=True, unsupported_claims=[])
@@ -261,21 +254,6 @@ async def test_a_prose_form_question_keeps_the_combined_first_pass_call(make_dep
     envs = await run_all(make_deps(llm, tools(), **PLAIN), "Summarise what the knowledge base says about Inception.")
     assert of_kind(envs, "answer")[0].text == prose
     assert of_kind(envs, "done")[0].totals["answer_kind"] == "prose"
-
-
-async def test_a_sentence_labelled_short_for_a_prose_form_question_is_kept_as_prose(make_deps: MakeDeps) -> None:
-    """The 1.5B labels its own sentences "short": on a question whose form allows prose, a sentence is a prose
-    answer (no replan); on a factoid question the same sentence still replans (the test above)."""
-    said = "Christopher Nolan was born in London, England, on 30 July 1970, the British director of Inception"
-    llm = ScriptedLLM([first_by("born", answer=said, kind="short"), OK])
-    envs = await run_all(make_deps(llm, tools(), **FIRST), "How did the director of Inception start out in London?")
-    assert not of_kind(envs, "correction")
-    assert of_kind(envs, "answer")[0].text == said
-    done = of_kind(envs, "done")[0]
-    assert done.totals["answer_kind"] == "prose" and done.totals["first_pass"] == "accepted"
-    assert [u.role for u in of_kind(envs, "usage")] == ["first_pass", "verifier"]
-    assert sentence_for_prose(said, "How did he start out?") and not sentence_for_prose(said, "Where was he born?")
-    assert not sentence_for_prose("London", "How did he start out?")
 
 
 def test_the_prose_form() -> None:
