@@ -3,8 +3,10 @@
 Run on the run's first search (``agent.check_absent_names``), before any answer call: the names
 (``agents.roles.absence.named_terms``) are looked up word by word in the sparse index of ``vector_search``. A name
 all of whose words are missing, with no close spelling among the words of the passages found (the first search's,
-and those of a search for the missing names, which can only match by meaning), is unknown. One unknown name makes
-the run answer "not found" with the reason in its trace. Without ``vector_search``, or when the lookup fails,
+and those of a search for the missing names, which can only match by meaning), is unknown; so is a name of several
+words each known on its own that no passage holds together (``named_phrases``: "Lil Hardin Armstrong" where the
+knowledge base has Louis Armstrong and a Hardin county), read off the best BM25 matches of its words. One unknown
+name makes the run answer "not found" with the reason in its trace. Without ``vector_search``, or when the lookup fails,
 nothing is unknown (the run goes on).
 """
 
@@ -13,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 
-from agents.roles.absence import Seen, lookup_words, named_terms, unknown
+from agents.roles.absence import Seen, lookup_words, named_phrases, named_terms, phrase_unknown, unknown
 from knowledge.models import Evidence
 from tools.base import RetrievalTool, ToolError, WordIndex
 
@@ -25,21 +27,31 @@ NEAR_K = 5
 
 
 async def unknown_names(
-    tools: Mapping[str, RetrievalTool], question: str, found: Sequence[Evidence], *, near: bool = True
+    tools: Mapping[str, RetrievalTool],
+    question: str,
+    found: Sequence[Evidence],
+    *,
+    near: bool = True,
+    together: bool = True,
 ) -> list[str]:
-    """The names ``question`` gives that the knowledge base never mentions (``[]`` when it cannot tell); ``near``
-    False leaves out the spelling tolerance (an ablation: every missing word counts)."""
+    """The names ``question`` gives that the knowledge base never mentions (``[]`` when it cannot tell). Ablations:
+    ``near`` False leaves out the spelling tolerance (every missing word counts); ``together`` False leaves out
+    names of several words whose words are each known but never together."""
     tool = tools.get(INDEX_TOOL)
-    names = named_terms(question)
+    names, phrases = named_terms(question), named_phrases(question)
     if not isinstance(tool, WordIndex) or not names:
         return []
     try:
         missing = await tool.missing_words([w for n in names for w in lookup_words(n)])
         candidates = unknown(names, missing)
-        if not candidates or not near:
+        if candidates and near:
+            near_hits = await tool.search(" ".join(candidates), k=NEAR_K)  # their own words match nothing: by meaning
+            candidates = unknown(names, missing, Seen.of(f"{ev.title} {ev.text}" for ev in [*found, *near_hits]))
+        if candidates or not together:
             return candidates
-        near = await tool.search(" ".join(candidates), k=NEAR_K)  # their own words match nothing: by meaning
+        whole = [p for p in phrases if not missing & set(lookup_words(p))]  # every word known on its own
+        counts = [await tool.most_together(sorted(set(lookup_words(p)))) for p in whole]
     except ToolError as exc:
         log.warning("absent-name lookup failed: %s", exc)
         return []
-    return unknown(names, missing, Seen.of(f"{ev.title} {ev.text}" for ev in [*found, *near]))
+    return [p for p, n in zip(whole, counts, strict=True) if phrase_unknown(p, n)]

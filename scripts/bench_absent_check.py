@@ -48,7 +48,9 @@ def foreign_questions(ds: Dataset, others: list[Dataset], n: int) -> list[Questi
     return out
 
 
-async def measure(settings: Settings, spec: str, *, foreign_n: int, near: bool = True) -> dict[str, Any]:
+async def measure(
+    settings: Settings, spec: str, *, foreign_n: int, near: bool = True, together: bool = True
+) -> dict[str, Any]:
     """The check on one knowledge base's own questions and on foreign ones."""
     ds = load_dataset(spec)
     others = [other for other in map(load_dataset, MULTIHOP) if other.name != ds.name]
@@ -62,7 +64,7 @@ async def measure(settings: Settings, spec: str, *, foreign_n: int, near: bool =
         for kind, source, q in asked:
             found = await first_search(deps, q.question)
             started = time.perf_counter()
-            names = await unknown_names(deps.tools, q.question, found, near=near)
+            names = await unknown_names(deps.tools, q.question, found, near=near, together=together)
             rows.append(
                 {
                     "kind": kind,
@@ -126,8 +128,10 @@ def table(results: list[dict[str, Any]]) -> str:
 
 async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
     settings = Settings()
+    near, together = not args.exact, not args.no_together
     return [
-        await measure(settings, spec, foreign_n=args.foreign, near=not args.exact) for spec in args.kb or DEFAULT_KBS
+        await measure(settings, spec, foreign_n=args.foreign, near=near, together=together)
+        for spec in args.kb or DEFAULT_KBS
     ]
 
 
@@ -136,6 +140,7 @@ def main() -> None:
     ap.add_argument("-d", "--kb", action="append", help="a knowledge base (dataset name or folder); repeatable")
     ap.add_argument("--foreign", type=int, default=50, help="foreign questions from each other multi-hop set")
     ap.add_argument("--exact", action="store_true", help="ablation: no spelling tolerance (every missing word counts)")
+    ap.add_argument("--no-together", action="store_true", help="ablation: no check of several-word names together")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--md", type=Path)
     args = ap.parse_args()
@@ -150,13 +155,15 @@ def main() -> None:
             "machine": machine,
             "foreign_per_set": args.foreign,
             "exact": args.exact,
+            "no_together": args.no_together,
             "results": results,
         }
         args.json.write_text(json.dumps(meta, indent=2) + "\n")
     if args.md:
         head = (
             '# The lexical "not found" alone (agent.check_absent_names)\n\n'
-            f"From `scripts/bench_absent_check.py --foreign {args.foreign}{' --exact' * args.exact}` "
+            f"From `scripts/bench_absent_check.py --foreign {args.foreign}{' --exact' * args.exact}"
+            f"{' --no-together' * args.no_together}` "
             f"at commit {git['commit']} "
             f"(dirty: {git['dirty']}). No LLM: the first search and the check, through each knowledge base's index.\n\n"
         )

@@ -49,3 +49,7 @@ class WordIndex(Protocol):
     async def missing_words(self, words: Sequence[str]) -> set[str]:
         """The ``words`` (lower-cased index words) no live passage contains."""
         ...
+
+    async def most_together(self, words: Sequence[str]) -> int:
+        """The most of ``words`` that one live passage holds (looked for among the best matches of them all)."""
+        ...

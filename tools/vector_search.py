@@ -15,7 +15,7 @@ from pydantic import ConfigDict
 
 from knowledge.embeddings import Embedder, EmbeddingError
 from knowledge.models import Evidence
-from knowledge.sparse import BM25Encoder
+from knowledge.sparse import BM25Encoder, tokenize
 from knowledge.vector_store import Hit, SearchMode, VectorStore, VectorStoreError
 from tools.base import ToolError
 
@@ -27,6 +27,8 @@ DESCRIPTION = (
     "their document title."
 )
 _MODES: tuple[SearchMode, ...] = ("hybrid", "dense", "sparse")
+TOGETHER_K = 10
+"""Passages ``most_together`` reads."""
 
 
 class VectorSearchTool:
@@ -81,6 +83,30 @@ class VectorSearchTool:
         except VectorStoreError as exc:
             raise ToolError(f"vector_search failed: {exc}") from exc
         return missing
+
+    async def most_together(self, words: Sequence[str]) -> int:
+        """The most of ``words`` one live passage holds, among the ``TOGETHER_K`` best BM25 matches of them all (a
+        passage holding them all outscores one holding some)."""
+        return await asyncio.to_thread(self.most_together_sync, words)
+
+    def most_together_sync(self, words: Sequence[str]) -> int:
+        """The blocking search behind ``most_together``."""
+        wanted = set(words)
+        sparse = self.encoder.encode_query(" ".join(wanted))
+        if not sparse:
+            return 0
+        try:
+            hits = self.store.search(self.tenant, dense=None, sparse=sparse, mode="sparse", k=TOGETHER_K)
+        except VectorStoreError as exc:
+            raise ToolError(f"vector_search failed: {exc}") from exc
+        return max((len(wanted & set(tokenize(_indexed_text(h.payload)))) for h in hits), default=0)
+
+
+def _indexed_text(payload: Mapping[str, object]) -> str:
+    """What a point's BM25 vector was made of: its title, section path and text."""
+    path = payload.get("section_path")
+    heads = " ".join(str(s) for s in path) if isinstance(path, list) else ""
+    return f"{payload.get('title', '')} {heads} {payload.get('text', '')}"
 
 
 def _evidence(hit: Hit, rank: int, mode: SearchMode) -> Evidence:

@@ -23,6 +23,7 @@ MIN_TOKEN = 3
 """Shorter words ("Th" of "5Th", the "s" of "PostgreSQL's") are not looked up."""
 _WORD = re.compile(r"[^\W\d_][\w.-]*(?:\(\))?")
 _NOT_ALNUM = re.compile(r"[\W_]+")
+_CAPITALISED = re.compile(r"[^\W\d_][\w'\u2019]*")
 
 
 def named_terms(question: str) -> list[str]:
@@ -30,6 +31,26 @@ def named_terms(question: str) -> list[str]:
     ``a.b``, ``f()``)."""
     words = _WORD.findall(question)
     return [w.rstrip(".") for w in words[1:] if w[0].isupper() or "_" in w or "." in w.strip(".") or w.endswith("()")]
+
+
+def named_phrases(question: str) -> list[str]:
+    """The names of two words or more ``question`` gives: runs of capitalised words after its first word, apart
+    only by spaces or hyphens ("Lil Hardin Armstrong", "Wonderful World"), possessives dropped; each with at least
+    two words to look up (``lookup_words``)."""
+    runs: list[list[str]] = []
+    end = -1
+    for m in _CAPITALISED.finditer(question):
+        word = m.group().removesuffix("'s").removesuffix("\u2019s")
+        if m.start() == 0 or not word[:1].isupper():
+            end = -1
+            continue
+        if runs and end >= 0 and question[end : m.start()] in (" ", "-"):
+            runs[-1].append(word)
+        else:
+            runs.append([word])
+        end = m.end() if word == m.group() else -1  # a possessive ends the name
+    phrases = [" ".join(r) for r in runs if len(r) > 1]
+    return [p for p in phrases if len(lookup_words(p)) > 1]
 
 
 def is_identifier(name: str) -> bool:
@@ -105,7 +126,18 @@ def unknown(names: Sequence[str], missing: set[str], seen: Seen = NOTHING_SEEN) 
     return out
 
 
+def phrase_unknown(phrase: str, together: int) -> bool:
+    """True when no passage holds the words of a name of several words together (``together``: the most any one
+    passage holds): all of a two-word name's, all but one of a longer name's ("Lil Hardin Armstrong" is known where
+    a passage says "Lillian Hardin Armstrong")."""
+    n = len(set(lookup_words(phrase)))
+    return together < (n if n < 3 else n - 1)
+
+
 def absent_reason(names: Sequence[str]) -> str:
     """The trace's reason for a lexical "not found"."""
     quoted = ", ".join(repr(n) for n in names)
-    return f"the knowledge base never mentions {quoted}: no passage has the word, nor a spelling close to it"
+    return (
+        f"the knowledge base never mentions {quoted}: no passage has the word (nor a spelling close to it), "
+        "or the words of the name together"
+    )

@@ -78,6 +78,12 @@ class IndexedListTool(ListTool):
         vocabulary = {w for _, title, text in self.passages for w in tokenize(f"{title} {text}")}
         return {w for w in words if w not in vocabulary}
 
+    async def most_together(self, words: Sequence[str]) -> int:
+        if self.lookup_fails:
+            raise ToolError(f"{self.name} index is down")
+        held = [set(words) & set(tokenize(f"{title} {text}")) for _, title, text in self.passages]
+        return max((len(h) for h in held), default=0)
+
 
 def j(**fields: Any) -> str:
     """A JSON reply."""
