@@ -3,7 +3,17 @@ words that stand for them, and the spelling tolerance that keeps a misspelt name
 
 from __future__ import annotations
 
-from agents.roles.absence import Seen, absent_reason, fold, lookup_words, named_terms, near_spelling, unknown
+from agents.roles.absence import (
+    Seen,
+    absent_reason,
+    fold,
+    lookup_words,
+    named_phrases,
+    named_terms,
+    near_spelling,
+    phrase_unknown,
+    unknown,
+)
 
 
 def test_named_terms_are_capitalised_words_after_the_first_and_identifiers() -> None:
@@ -53,6 +63,23 @@ def test_a_name_is_unknown_only_when_every_word_of_it_is_missing_with_no_near_sp
     assert unknown(names, missing) == ["Mongolia", "Margaraviate"]  # "hook" is known
     assert unknown(names, missing, Seen.of(["Margraviate of Austria"])) == ["Mongolia"]
     assert unknown(["Th"], {"th"}) == []  # no word to look up: never unknown
+
+
+def test_named_phrases_are_runs_of_capitalised_words_after_the_first() -> None:
+    q = "When did the spouse of Lil Hardin Armstrong make What a Wonderful World?"
+    assert named_phrases(q) == ["Lil Hardin Armstrong", "Wonderful World"]  # "What a" breaks the run
+    assert named_phrases("Tina Arena sang for Christopher Nolan's film in Spider-Man") == [
+        "Christopher Nolan",  # "Tina" opens the question: "Arena" alone is no phrase; the possessive ends a name
+        "Spider Man",
+    ]
+    assert named_phrases("Who was born in Van Hook, New York?") == ["Van Hook", "New York"]  # a comma ends a name
+    assert named_phrases("Did Ed Roland sing?") == []  # "ed" is too short to look up: one word left
+
+
+def test_a_phrase_is_unknown_when_no_passage_holds_its_words_together() -> None:
+    assert phrase_unknown("Wonderful World", 1) and not phrase_unknown("Wonderful World", 2)
+    assert not phrase_unknown("Lil Hardin Armstrong", 2)  # all but one of three: "Lillian Hardin Armstrong"
+    assert phrase_unknown("Lil Hardin Armstrong", 1)
 
 
 def test_the_reason_names_what_is_missing() -> None:

@@ -127,3 +127,18 @@ async def test_through_the_real_index_an_absent_name_is_not_found_and_a_known_on
         store.close()
     assert of_kind(absent, "answer")[0].not_found and of_kind(absent, "done")[0].totals["absent"] == ["Mongolia"]
     assert of_kind(known, "answer")[0].text == "London" and llm.remaining == 0
+
+
+async def test_a_name_whose_words_are_known_but_never_together_is_not_found(make_deps: MakeDeps) -> None:
+    """"Paris" and "Inception" each have passages, none has both: no such film in this knowledge base. The check
+    runs only once every single word is known, and ``together=False`` (the ablation) leaves it out."""
+    q = "Who directed the film Paris Inception?"
+    llm = ScriptedLLM([])
+    vec, graph = fused()
+    envs = await run_all(make_deps(llm, [vec, graph], **FIRST), q)
+    assert of_kind(envs, "answer")[0].not_found and of_kind(envs, "done")[0].totals["absent"] == ["Paris Inception"]
+    assert "together" in of_kind(envs, "correction")[0].reason
+    found = await vec.search(q)
+    assert await unknown_names({"vector_search": vec}, q, found, together=False) == []
+    known = "Who directed the film Christopher Nolan made in London?"  # both words in one passage: known
+    assert await unknown_names({"vector_search": vec}, known, await vec.search(known)) == []

@@ -377,8 +377,9 @@ def test_an_edge_shard_made_before_the_visibility_index_gets_it_on_open(tmp_path
 async def test_missing_words_are_the_words_no_live_passage_of_the_tenant_has(
     tmp_path: Path, embedder: Embedder, corpus_path: Path, engine: str, tenancy: str
 ) -> None:
-    """``missing_words`` (the lexical "not found"): a sparse search for a word alone finds only passages holding it,
-    on both engines and layouts; another tenant's words, a deleted document's and unknown ones are missing."""
+    """``missing_words`` and ``most_together`` (the lexical "not found"): a sparse search for a word alone finds only
+    passages holding it, on both engines and layouts; another tenant's words, a deleted document's and unknown ones
+    are missing; words held together are counted in the passages themselves."""
     settings = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(layout=tenancy, engine=engine))
     store = open_vector_store(settings)
     ing = Ingestor(settings, embedder, store)
@@ -389,6 +390,9 @@ async def test_missing_words_are_the_words_no_live_passage_of_the_tenant_has(
         words = ["lovelace", "babbage", "radioactivity", "mongolia", "log_compression", "xk"]
         assert await alpha.missing_words(words) == {"mongolia", "log_compression"}
         assert await alpha.missing_words(["the", ""]) == set()  # stop words and nothing are never missing
+        assert await alpha.most_together(["ada", "lovelace", "babbage"]) == 3  # p01 names all three
+        assert await alpha.most_together(["lovelace", "radioactivity"]) == 1  # two passages, never one
+        assert await alpha.most_together(["mongolia"]) == 0
         ing.delete_document("p01", "alpha")  # Ada Lovelace: no other passage names "lovelace"
         assert await alpha.missing_words(["lovelace", "babbage"]) == {"lovelace"}
         assert await beta.missing_words(["lovelace"]) == set()  # the other tenant still has it
