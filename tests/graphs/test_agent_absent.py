@@ -130,7 +130,7 @@ async def test_through_the_real_index_an_absent_name_is_not_found_and_a_known_on
 
 
 async def test_a_name_whose_words_are_known_but_never_together_is_not_found(make_deps: MakeDeps) -> None:
-    """"Paris" and "Inception" each have passages, none has both: no such film in this knowledge base. The check
+    """ "Paris" and "Inception" each have passages, none has both: no such film in this knowledge base. The check
     runs only once every single word is known, and ``together=False`` (the ablation) leaves it out."""
     q = "Who directed the film Paris Inception?"
     llm = ScriptedLLM([])
