@@ -34,14 +34,15 @@ def named_terms(question: str) -> list[str]:
 
 
 def named_phrases(question: str) -> list[str]:
-    """The names of two words or more ``question`` gives: runs of capitalised words after its first word, apart
-    only by spaces or hyphens ("Lil Hardin Armstrong", "Wonderful World"), possessives dropped; each with at least
-    two words to look up (``lookup_words``)."""
+    """The names of two words or more ``question`` gives: runs of capitalised words apart only by spaces or hyphens
+    ("Lil Hardin Armstrong", "Wonderful World"; "Charles Andrews" opening the question), possessives dropped; each
+    with at least two words to look up (``lookup_words``: a capitalised opener such as "Which" or "Did" is a stop
+    word)."""
     runs: list[list[str]] = []
     end = -1
     for m in _CAPITALISED.finditer(question):
         word = m.group().removesuffix("'s").removesuffix("\u2019s")
-        if m.start() == 0 or not word[:1].isupper():
+        if not word[:1].isupper():
             end = -1
             continue
         if runs and end >= 0 and question[end : m.start()] in (" ", "-"):
@@ -49,6 +50,9 @@ def named_phrases(question: str) -> list[str]:
         else:
             runs.append([word])
         end = m.end() if word == m.group() else -1  # a possessive ends the name
+    for r in runs:
+        while r and not lookup_words(r[0]):  # an opener ("Did", "Which") or a short word is not part of the name
+            r.pop(0)
     phrases = [" ".join(r) for r in runs if len(r) > 1]
     return [p for p in phrases if len(lookup_words(p)) > 1]
 
