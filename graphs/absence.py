@@ -4,8 +4,8 @@ Run on the run's first search (``agent.check_absent_names``), before any answer 
 (``agents.roles.absence.named_terms``) are looked up word by word in the sparse index of ``vector_search``. A name
 all of whose words are missing, with no close spelling among the words of the passages found (the first search's,
 and those of a search for the missing names, which can only match by meaning), is unknown; so is a name of several
-words each known on its own that no passage holds together (``named_phrases``: "Lil Hardin Armstrong" where the
-knowledge base has Louis Armstrong and a Hardin county), read off the best BM25 matches of its words. One unknown
+words each known on its own that no passage holds together (``named_phrases``: a "Steve Johnson" where some
+passages name a Steve and others a Johnson), read off the best BM25 matches of its words. One unknown
 name makes the run answer "not found" with the reason in its trace. Without ``vector_search``, or when the lookup fails,
 nothing is unknown (the run goes on).
 """

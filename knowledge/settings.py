@@ -215,8 +215,9 @@ class AgentConfig(BaseModel):
     check_absent_names: bool = True
     """On the run's first search, before any answer call: a name the question gives (a capitalised word after the
     first, or an identifier such as ``log_compression``) whose words no passage of the knowledge base contains, nor
-    a close spelling of them among the passages found, makes the run answer "not found" with that reason, with no
-    LLM call on the first pass (graphs/absence.py). Measured in docs/bench/absent_check.md."""
+    a close spelling of them among the passages found, or a name of several words that no passage holds together,
+    makes the run answer "not found" with that reason, with no LLM call on the first pass (graphs/absence.py).
+    Measured in docs/bench/absent_check.md: no answerable dev question flagged."""
     check_grounded: bool = True
     """A short final answer that none of the run's retrieved evidence contains (fewer than half its content words
     occur in any passage the run saw, kept or dropped) comes from the model's memory, not the knowledge base: the

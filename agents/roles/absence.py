@@ -24,6 +24,7 @@ MIN_TOKEN = 3
 _WORD = re.compile(r"[^\W\d_][\w.-]*(?:\(\))?")
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _CAPITALISED = re.compile(r"[^\W\d_][\w'\u2019]*")
+_POSSESSIVE = re.compile(r"['\u2019]s?$")
 
 
 def named_terms(question: str) -> list[str]:
@@ -41,7 +42,7 @@ def named_phrases(question: str) -> list[str]:
     runs: list[list[str]] = []
     end = -1
     for m in _CAPITALISED.finditer(question):
-        word = m.group().removesuffix("'s").removesuffix("\u2019s")
+        word = _POSSESSIVE.sub("", m.group())
         if not word[:1].isupper():
             end = -1
             continue

@@ -74,6 +74,7 @@ def test_named_phrases_are_runs_of_capitalised_words_after_the_first() -> None:
         "Spider Man",
     ]
     assert named_phrases("Which Python module?") == [] and named_phrases("Did Sam Raimi?") == ["Sam Raimi"]
+    assert named_phrases("What is James Woods' character?") == ["James Woods"]
     assert named_phrases("Who was born in Van Hook, New York?") == ["Van Hook", "New York"]  # a comma ends a name
     assert named_phrases("Did Ed Roland sing?") == []  # "ed" is too short to look up: one word left
 
