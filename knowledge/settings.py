@@ -207,11 +207,12 @@ class AgentConfig(BaseModel):
     check_next_hop: bool = False
     """A first-pass short answer to a question that describes an entity it does not name ("the performer of
     Decade") is not accepted when every retrieved passage stating it also names the question's own entity: that is
-    the first hop. One ``hop`` correction searches for the question with that answer added and asks the combined
-    call again, the first answer shown as a step on the way; the new answer must differ from it and be stated
-    beside it, else the run replans (agents/roles/checks.py ``check_next_hop``). Off by default: on unseen
-    questions with the 1.5B model the flagged answers were wrong, but the hop recovered none of them and cost
-    about 85 s each (docs/bench/agent.md, 2026-12-03 hop section)."""
+    the first hop. One ``hop`` correction asks the question with the described entity replaced by that answer ("Who
+    is the sibling of Neil Young?", agents/roles/hop.py; where no description can be replaced, the question with
+    the answer shown as a step on the way): a search for it, then the combined call; the new answer must differ
+    from the first and be stated beside it, else the run replans (agents/roles/checks.py ``check_next_hop``). Off
+    by default: on unseen questions with the 1.5B model the flagged answers were wrong, but the hop (then with the
+    answer beside the question) recovered none of them and cost about 85 s each (docs/bench/agent.md)."""
     check_absent_names: bool = True
     """On the run's first search, before any answer call: a name the question gives (a capitalised word after the
     first, or an identifier such as ``log_compression``) whose words no passage of the knowledge base contains, nor

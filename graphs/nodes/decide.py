@@ -26,6 +26,7 @@ from agents.roles.checks import (
     grounded,
 )
 from agents.roles.decider import decide, next_correction
+from agents.roles.hop import hop_question
 from agents.roles.router import default_query, rewrite_query
 from graphs.budget import answer_reserve, can_call, stop_reason
 from graphs.emit import SUMMARY_KEY, Meter
@@ -117,6 +118,7 @@ def replan(
         "first_pass": False,
         "first_complete": False,
         "hop_from": "",
+        "hop_question": "",
         "draft": "",
         "drafted": False,
         "grade_answer": "",
@@ -142,7 +144,8 @@ def next_hop(
     question with that answer added (new passages only) and the combined call answers again, told the answer is a
     step on the way. Its answer must go past it (``decide``), else the run replans."""
     tools = kit.fused(allowed) or list(state["route"]["tools"])
-    query = default_query(state["question"], [first_answer])
+    asked = hop_question(state["question"], first_answer)  # "Who is the sibling of Neil Young?", or ""
+    query = asked or default_query(state["question"], [first_answer])
     choice: RouteChoice = {"tools": tools, "query": query, "reason": f"hop: {failure}", "fresh_only": True}
     choice["k"] = max(kit.cfg.top_k, kit.cfg.fusion_depth)  # deeper: the first pass's passages are left out
     record: CorrectionRecord = {
@@ -159,6 +162,7 @@ def next_hop(
         "route": choice,
         "decision": "hop",
         "hop_from": first_answer,
+        "hop_question": asked,
         "draft": "",
         "grade_answer": "",
         "graded_final": False,

@@ -49,7 +49,11 @@ def make(kit: Kit) -> Any:
         first = bool(state.get("first_pass"))
         first_update: dict[str, Any] = {}
         question = state["question"]
-        if state.get("hop_from"):  # after a hop: the first pass's answer is a step on the way, not the answer
+        if state.get(
+            "hop_question"
+        ):  # after a hop: the question with the described entity replaced by the first answer
+            question = state["hop_question"]
+        elif state.get("hop_from"):  # no description to replace: the first answer is a step on the way, not the answer
             question = f"{question} (found on the way: {state['hop_from']}; answer what the question asks about it)"
         plain = final and first and cfg.first_pass_answer == "plain" and not prose_form(state["question"])
         if plain:  # the baseline's answer call on the same passages; what it cites is what it kept

@@ -310,15 +310,26 @@ async def test_a_first_hop_answer_hops_on_from_it_and_the_answer_beside_it_is_ke
     envs = await run_all(make_deps(llm, [vec], **HOP), Q2)
     correction = of_kind(envs, "correction")[0]
     assert correction.action == "hop" and correction.reason == NEXT_HOP
-    assert vec.queries == [Q2, f"{Q2} Christopher Nolan"]  # the question with the first answer added
+    hop_q = "Where was Christopher Nolan born?"  # the described entity replaced by the first answer
+    assert vec.queries == [Q2, hop_q]
     second = prompts(llm)[1]
-    assert "found on the way: Christopher Nolan" in second and "born in London" in second
+    assert hop_q in second and "found on the way" not in second and "born in London" in second
     assert [u.role for u in of_kind(envs, "usage")] == ["first_pass", "first_pass", "verifier"]
     assert of_kind(envs, "answer")[0].text == "London"
     done = of_kind(envs, "done")[0]
     assert done.totals["first_pass"] == "hopped"
     assert [(c["kind"], c["accepted"]) for c in done.totals["corrections"]] == [("hop", True)]
     assert llm.remaining == 0
+
+
+async def test_a_hop_with_no_description_to_replace_shows_the_first_answer_on_the_way(make_deps: MakeDeps) -> None:
+    q = "Which of the directors of Inception was born in London?"  # the description is what the question picks from
+    llm = ScriptedLLM([first_by("director", answer="Christopher Nolan"), first_by("born", answer="London"), OK])
+    (vec,) = hop_tools()
+    envs = await run_all(make_deps(llm, [vec], **HOP), q)
+    assert of_kind(envs, "correction")[0].action == "hop"
+    assert vec.queries == [q, f"{q} Christopher Nolan"]  # the question with the first answer added
+    assert "found on the way: Christopher Nolan" in prompts(llm)[1]
 
 
 async def test_a_hop_that_repeats_the_first_answer_replans(make_deps: MakeDeps) -> None:
