@@ -57,6 +57,7 @@ AGENT_EDGES: tuple[tuple[str, str], ...] = (
     ("route", "decide"),
     ("retrieve", "grade"),
     ("retrieve", "decide"),
+    ("retrieve", "finalize"),
     ("grade", "decide"),
     ("decide", "compact"),
     ("decide", "route"),
