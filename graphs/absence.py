@@ -6,8 +6,8 @@ all of whose words are missing, with no close spelling among the words of the pa
 and those of a search for the missing names, which can only match by meaning), is unknown; so is a name of several
 words each known on its own that no passage holds together (``named_phrases``: a "Steve Johnson" where some
 passages name a Steve and others a Johnson), read off the best BM25 matches of its words. One unknown
-name makes the run answer "not found" with the reason in its trace. Without ``vector_search``, or when the lookup fails,
-nothing is unknown (the run goes on).
+name makes the run answer "not found" with the reason in its trace. A message that asks nothing ("Thanks,
+Waypoint!") is not checked; without ``vector_search``, or when the lookup fails, nothing is unknown (the run goes on).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 
-from agents.roles.absence import Seen, lookup_words, named_phrases, named_terms, phrase_unknown, unknown
+from agents.roles.absence import Seen, asks, lookup_words, named_phrases, named_terms, phrase_unknown, unknown
 from knowledge.models import Evidence
 from tools.base import RetrievalTool, ToolError, WordIndex
 
@@ -39,7 +39,7 @@ async def unknown_names(
     names of several words whose words are each known but never together."""
     tool = tools.get(INDEX_TOOL)
     names, phrases = named_terms(question), named_phrases(question)
-    if not isinstance(tool, WordIndex) or not names:
+    if not isinstance(tool, WordIndex) or not names or not asks(question):
         return []
     try:
         missing = await tool.missing_words([w for n in names for w in lookup_words(n)])

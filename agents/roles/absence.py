@@ -24,7 +24,14 @@ MIN_TOKEN = 3
 _WORD = re.compile(r"[^\W\d_][\w.-]*(?:\(\))?")
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _CAPITALISED = re.compile(r"[^\W\d_][\w'\u2019]*")
+_ASKS = re.compile(r"^\W*(?:\w+\W+){0,2}?(?:what|who|whom|whose|which|when|where|why|how)\b", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"['\u2019]s?$")
+
+
+def asks(message: str) -> bool:
+    """True when the message asks something (a question mark, or a question word among its first three words): a
+    name the knowledge base lacks in "Thanks, Waypoint!" is no question it cannot answer."""
+    return message.rstrip().endswith("?") or bool(_ASKS.match(message))
 
 
 def named_terms(question: str) -> list[str]:

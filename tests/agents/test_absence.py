@@ -6,6 +6,7 @@ from __future__ import annotations
 from agents.roles.absence import (
     Seen,
     absent_reason,
+    asks,
     fold,
     lookup_words,
     named_phrases,
@@ -83,6 +84,13 @@ def test_a_phrase_is_unknown_when_no_passage_holds_its_words_together() -> None:
     assert phrase_unknown("Wonderful World", 1) and not phrase_unknown("Wonderful World", 2)
     assert not phrase_unknown("Lil Hardin Armstrong", 2)  # all but one of three: "Lillian Hardin Armstrong"
     assert phrase_unknown("Lil Hardin Armstrong", 1)
+
+
+def test_only_a_message_that_asks_something_is_checked() -> None:
+    assert asks("What is the capital of Mongolia?")
+    assert asks("Who directed the film that was shot in or around Leland, North Carolina in 1986")  # no "?"
+    assert asks("In which town was the engineer born") and asks("Tell me about Harrow Point?")
+    assert not asks("Thanks, Waypoint!") and not asks("I'm Bob.") and not asks("Summarise the Harrow document.")
 
 
 def test_the_reason_names_what_is_missing() -> None:

@@ -102,6 +102,7 @@ async def test_without_the_spelling_tolerance_a_misspelt_name_is_unknown() -> No
     assert await unknown_names({"vector_search": vec}, q, found) == []
     assert await unknown_names({"vector_search": vec}, q, found, near=False) == ["Incepton"]
     assert await unknown_names({"graph_search": vec}, q, found, near=False) == []  # no vector_search: cannot tell
+    assert await unknown_names({"vector_search": vec}, "Thanks, Oppenheimer!", found, near=False) == []  # no question
 
 
 async def test_through_the_real_index_an_absent_name_is_not_found_and_a_known_one_is_answered(
