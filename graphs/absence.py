@@ -38,7 +38,7 @@ async def unknown_names(
     ``near`` False leaves out the spelling tolerance (every missing word counts); ``together`` False leaves out
     names of several words whose words are each known but never together."""
     tool = tools.get(INDEX_TOOL)
-    names, phrases = named_terms(question), named_phrases(question)
+    names = named_terms(question)
     if not isinstance(tool, WordIndex) or not names or not asks(question):
         return []
     try:
@@ -49,7 +49,7 @@ async def unknown_names(
             candidates = unknown(names, missing, Seen.of(f"{ev.title} {ev.text}" for ev in [*found, *near_hits]))
         if candidates or not together:
             return candidates
-        whole = [p for p in phrases if not missing & set(lookup_words(p))]  # every word known on its own
+        whole = [p for p in named_phrases(question) if not missing & set(lookup_words(p))]  # each word known alone
         counts = [await tool.most_together(sorted(set(lookup_words(p)))) for p in whole]
     except ToolError as exc:
         log.warning("absent-name lookup failed: %s", exc)

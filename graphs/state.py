@@ -161,11 +161,8 @@ class AgentState(TypedDict, total=False):
     """The first pass's reply said its passages state every fact the answer needs."""
     hop_from: str
     """The first pass's answer that looked like a first hop (``agent.check_next_hop``): the ``hop`` correction
-    searched on from it, and the next answer must go past it. Empty when no hop was taken."""
-    hop_question: str
-    """The question the ``hop`` asked: the original with the entity it describes replaced by the first pass's
-    answer (``agents.roles.hop``); empty when no description could be replaced (the first answer is then shown as
-    a step on the way)."""
+    asked on from it (``agents.roles.hop.hop_question``), and the next answer must go past it. Empty when no hop
+    was taken."""
     first_pass_skipped: str
     """Why the first pass's call was skipped for this question (``agent.first_pass_skips_comparisons``: its search
     ran, its answer would have been replanned), or empty."""
@@ -228,7 +225,6 @@ def initial_state(question: str, tools: list[str], started_at: float) -> AgentSt
         "first_complete": False,
         "first_pass_skipped": "",
         "hop_from": "",
-        "hop_question": "",
         "absent": [],
         "budget": new_budget(),
         "started_at": started_at,

@@ -13,8 +13,9 @@ from langchain_core.documents import Document as LCDocument
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
 
+from knowledge.chunking import embedding_text
 from knowledge.embeddings import Embedder, EmbeddingError
-from knowledge.models import Evidence
+from knowledge.models import Chunk, Evidence
 from knowledge.sparse import BM25Encoder, tokenize
 from knowledge.vector_store import Hit, SearchMode, VectorStore, VectorStoreError
 from tools.base import ToolError
@@ -99,14 +100,8 @@ class VectorSearchTool:
             hits = self.store.search(self.tenant, dense=None, sparse=sparse, mode="sparse", k=TOGETHER_K)
         except VectorStoreError as exc:
             raise ToolError(f"vector_search failed: {exc}") from exc
-        return max((len(wanted & set(tokenize(_indexed_text(h.payload)))) for h in hits), default=0)
-
-
-def _indexed_text(payload: Mapping[str, object]) -> str:
-    """What a point's BM25 vector was made of: its title, section path and text."""
-    path = payload.get("section_path")
-    heads = " ".join(str(s) for s in path) if isinstance(path, list) else ""
-    return f"{payload.get('title', '')} {heads} {payload.get('text', '')}"
+        indexed = (embedding_text(Chunk.model_validate(h.payload)) for h in hits)  # what each BM25 vector was made of
+        return max((len(wanted & set(tokenize(text))) for text in indexed), default=0)
 
 
 def _evidence(hit: Hit, rank: int, mode: SearchMode) -> Evidence:

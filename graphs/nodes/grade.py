@@ -15,6 +15,7 @@ from agents.roles.answerer import cited_labels
 from agents.roles.checks import prose_form
 from agents.roles.final import grade_and_answer, plain_answer
 from agents.roles.grader import Candidate, grade, keep_rules
+from agents.roles.hop import hop_question
 from agents.roles.router import unnamed
 from agents.roles.schemas import FirstPassOut
 from graphs.emit import SUMMARY_KEY, Meter
@@ -49,12 +50,11 @@ def make(kit: Kit) -> Any:
         first = bool(state.get("first_pass"))
         first_update: dict[str, Any] = {}
         question = state["question"]
-        if state.get(
-            "hop_question"
-        ):  # after a hop: the question with the described entity replaced by the first answer
-            question = state["hop_question"]
-        elif state.get("hop_from"):  # no description to replace: the first answer is a step on the way, not the answer
-            question = f"{question} (found on the way: {state['hop_from']}; answer what the question asks about it)"
+        if state.get("hop_from"):  # after a hop: the first pass's answer is a step on the way, not the answer
+            # the question with the described entity replaced by it, else the question with it shown beside
+            question = hop_question(question, state["hop_from"]) or (
+                f"{question} (found on the way: {state['hop_from']}; answer what the question asks about it)"
+            )
         plain = final and first and cfg.first_pass_answer == "plain" and not prose_form(state["question"])
         if plain:  # the baseline's answer call on the same passages; what it cites is what it kept
             call = await plain_answer(
