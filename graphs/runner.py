@@ -114,7 +114,10 @@ def totals(state: AgentState, wall_s: float) -> dict[str, Any]:
         ],
         "answer_kind": state.get("answer_kind", "short"),
         "absent": list(state.get("absent") or []),
-        "first_pass": "absent"
+        "small_talk": bool(state.get("small_talk")),
+        "first_pass": "small_talk"
+        if state.get("small_talk")
+        else "absent"
         if state.get("absent")
         else "skipped"
         if state.get("first_pass_skipped")

@@ -169,6 +169,9 @@ class AgentState(TypedDict, total=False):
     absent: list[str]
     """Names the question gives that the knowledge base never mentions (``agent.check_absent_names``): the run
     answers "not found" after its first search, with no answer call. Empty when every name is known."""
+    small_talk: bool
+    """The message is conversation, not a request for knowledge (``agent.small_talk``,
+    ``agents.roles.smalltalk``): answered with a brief reply, no search and no citations."""
     computed: bool
     """The answer was computed from the last two steps' answers (``agents.roles.compare``), not written by the LLM."""
     budget: Budget
@@ -226,6 +229,7 @@ def initial_state(question: str, tools: list[str], started_at: float) -> AgentSt
         "first_pass_skipped": "",
         "hop_from": "",
         "absent": [],
+        "small_talk": False,
         "budget": new_budget(),
         "started_at": started_at,
         "stop_reason": "",

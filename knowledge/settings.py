@@ -219,6 +219,19 @@ class AgentConfig(BaseModel):
     a close spelling of them among the passages found, or a name of several words that no passage holds together,
     makes the run answer "not found" with that reason, with no LLM call on the first pass (graphs/absence.py).
     Measured in docs/bench/absent_check.md: no answerable dev question flagged."""
+    small_talk: bool = True
+    """A message that is conversation, not a request for knowledge ("Thanks, Waypoint!", "Hello", "Who are you?":
+    social words only, ``agents.roles.smalltalk``), gets one brief reply with no planner call and no search
+    (totals ``small_talk: true``). Off, it is searched and answered as a question. Measured in
+    docs/bench/small_talk.md: no benchmark question flagged."""
+    followup_query: bool = True
+    """In a thread, a first-pass question that points back (a pronoun or demonstrative) and names nothing itself
+    ("Where was he born?") is searched with the previous turn's question and answer beside it
+    (``agents.roles.followup``); the answer call sees the earlier turns in its prompt either way."""
+    shorten_answers: bool = True
+    """A factoid's final answer that says more than the short phrase asked, where that phrase is found without a
+    model (``agents.roles.shorten``: a date question answered with a sentence keeps its one date), is cut to it; the
+    finalize step's summary keeps the sentence (``shortened_from``)."""
     check_grounded: bool = True
     """A short final answer that none of the run's retrieved evidence contains (fewer than half its content words
     occur in any passage the run saw, kept or dropped) comes from the model's memory, not the knowledge base: the

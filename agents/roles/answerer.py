@@ -31,15 +31,19 @@ def answer_messages(
     repair: tuple[str, Sequence[str]] | None = None,
     findings: Sequence[tuple[str, str]] = (),
     prose: bool = False,
+    chat: bool = False,
 ) -> list[Message]:
     """Messages of an answer call: grounded, a repair of a draft, or a direct reply (no retrieval).
 
     ``findings``: (sub-question, answer with its labels) for every step of the plan when all were answered from the
     evidence; the model then combines them. Without findings it may reply ``NOT FOUND``. ``prose``: the planner
     said the question wants a summary, explanation or how-to: a few cited sentences (the plan's answers are in
-    the context's Plan block already).
+    the context's Plan block already). ``chat`` (with ``direct``): the message is small talk
+    (``agents.roles.smalltalk``): a brief friendly reply that states no facts.
     """
-    if direct:
+    if direct and chat:
+        instruction = render("smalltalk", question=question)
+    elif direct:
         instruction = render("direct", question=question)
     elif repair is not None:
         draft, problems = repair

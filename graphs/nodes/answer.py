@@ -111,6 +111,7 @@ def make(kit: Kit) -> Any:
             repair=(state.get("draft", ""), state.get("problems", [])) if repair else None,
             findings=findings(state),
             prose=prose,
+            chat=state.get("small_talk", False),
         )
         node = "repair" if repair else "answer"
         done: Completion | None = None

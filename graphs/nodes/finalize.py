@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.roles.answerer import NOT_FOUND_TEXT, cited_labels, strip_citations
+from agents.roles.shorten import short_answer
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.events import Answer, Citation
 from graphs.kit import Kit
@@ -32,10 +33,19 @@ def make(kit: Kit) -> Any:
     async def run(state: AgentState, meter: Meter) -> dict[str, Any]:
         not_found = state.get("not_found", False)
         draft = state.get("draft", "")
-        text = NOT_FOUND_TEXT if not_found else strip_citations(draft)
-        cites = [] if not_found else citations(state, draft)
+        chat = state.get("small_talk", False)  # a reply, not an answer: no citations to strip, its full stop kept
+        text = NOT_FOUND_TEXT if not_found else draft.strip() if chat else strip_citations(draft)
+        summary: dict[str, Any] = {}
+        factoid = state.get("needs_retrieval", True) and state.get("answer_kind", "short") == "short"
+        if kit.cfg.shorten_answers and factoid and not not_found:
+            short = short_answer(text, state["question"])
+            if short != text:  # the date the sentence states, as a date question asks
+                summary["shortened_from"] = text
+                text = short
+        cites = [] if not_found or chat else citations(state, draft)
         meter.emit(Answer(text=text, citations=cites, not_found=not_found, verified=state.get("verified")))
         turn = {"question": state["question"], "answer": text}
-        return {"final": text, "history": [turn], SUMMARY_KEY: {"citations": len(cites), "not_found": not_found}}
+        summary.update({"citations": len(cites), "not_found": not_found})
+        return {"final": text, "history": [turn], SUMMARY_KEY: summary}
 
     return run

@@ -14,11 +14,13 @@ from agents.roles.checks import comparison_form
 from agents.roles.compare import applies, mirror
 from agents.roles.planner import clean_steps, plan
 from agents.roles.schemas import PlanStep
+from agents.roles.smalltalk import small_talk
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.kit import Kit
 from graphs.state import AgentState, PlanCompare, new_subquestion, referenced
 
 FIRST_PASS_WHY = "first pass: the whole question in one fused search"
+SMALL_TALK_WHY = "small talk: social words only, nothing to look up"
 
 
 def first_pass_plan(question: str) -> dict[str, Any]:
@@ -45,6 +47,19 @@ def first_pass_plan(question: str) -> dict[str, Any]:
     }
 
 
+def small_talk_plan() -> dict[str, Any]:
+    """Pure: the plan of a conversational message: no retrieval, no steps; the answer node replies briefly."""
+    return {
+        "needs_retrieval": False,
+        "answer_kind": "short",
+        "plan": [],
+        "current": 0,
+        "compare": None,
+        "small_talk": True,
+        SUMMARY_KEY: {"small_talk": SMALL_TALK_WHY, "needs_retrieval": False, "subquestions": [], "routes": []},
+    }
+
+
 def make(kit: Kit) -> Any:
     """The plan node."""
 
@@ -52,6 +67,8 @@ def make(kit: Kit) -> Any:
         question = state["question"]
         allowed = [t for t in state.get("allowed_tools", []) if t in kit.deps.tools]
         replanned = any(c["kind"] == "replan" for c in state.get("corrections", []))
+        if kit.cfg.small_talk and not replanned and small_talk(question):
+            return small_talk_plan()
         if kit.cfg.first_pass and not replanned and any(t in allowed for t in kit.cfg.first_call_tools):
             skipped = comparison_form(question) if kit.cfg.first_pass_skips_comparisons else ""
             first = first_pass_plan(question)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.llm import LLMOutputError
+from agents.roles.followup import followup_query
 from agents.roles.router import default_query, pastes_evidence, resolve_route, route, tried_note
 from graphs.budget import can_call
 from graphs.emit import SUMMARY_KEY, Meter
@@ -62,7 +63,9 @@ def make(kit: Kit) -> Any:
         llm_used = False
         choice: RouteChoice
         if state.get("first_pass") and fused and action not in CORRECTIONS:
-            choice = {"tools": fused, "query": state["question"], "reason": sq["why"], "source": "first_pass"}
+            text = followup_query(state["question"], state.get("history", [])) if cfg.followup_query else ""
+            reason = sq["why"] + ("; a follow-up: searched with the previous turn" if text != state["question"] else "")
+            choice = {"tools": fused, "query": text or state["question"], "reason": reason, "source": "first_pass"}
         elif action in CORRECTIONS and state["route"]["tools"]:
             choice = {**state["route"], "source": "correction"}
             if action == "rewrite" and cfg.rewrite_with_llm and can_call(meter.budget, cfg):

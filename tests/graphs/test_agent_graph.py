@@ -107,11 +107,12 @@ async def test_prefix_is_shared_and_context_only_grows(make_deps: MakeDeps) -> N
 
 
 async def test_no_retrieval_answers_directly(make_deps: MakeDeps) -> None:
-    llm = ScriptedLLM([j(needs_retrieval=False, subquestions=[]), "Hello! Ask me about your documents."])
+    llm = ScriptedLLM([j(needs_retrieval=False, subquestions=[]), "51"])
     tool = ListTool()
-    envs = await run_all(make_deps(llm, [tool]), "hi there")
+    envs = await run_all(make_deps(llm, [tool]), "What is 17 times 3?")  # the planner's call: no retrieval needed
     assert [e.node for e in of_kind(envs, "step_started")] == ["plan", "answer", "finalize"]
-    assert tool.queries == [] and of_kind(envs, "answer")[0].text.startswith("Hello!")
+    assert [u.role for u in of_kind(envs, "usage")] == ["planner", "answerer"]
+    assert tool.queries == [] and of_kind(envs, "answer")[0].text == "51"
     assert of_kind(envs, "done")[0].status == "ok"
 
 
