@@ -1,13 +1,16 @@
-"""Prefill and decode tokens/s of one GGUF on an AMX CPU: the xllamacpp wheel (AVX2) against the native
-``llama-server`` (``make llama-native``: AVX-512, VNNI, AMX) with weight repacking on (the default: llama.cpp puts
-the weights in its AMX / repacked buffer types) and off (``LLAMA_ARG_REPACK=false``: plain AVX-512 kernels).
+"""Prefill and decode tokens/s of one GGUF on an AMX CPU: the xllamacpp wheel (AVX2) against ``llama-server``
+builds (``make llama-native``; a ``-march=native`` build with AMX), each with weight repacking on (the default:
+llama.cpp puts the weights in its AMX / repacked buffer types) or off (``LLAMA_ARG_REPACK=false``).
 
-Three servers, same model, same threads, the same token ids (a fixed pseudo-text, ``cache_prompt: false``), each
+The servers, same model, same threads, the same token ids (a fixed pseudo-text, ``cache_prompt: false``), each
 answering ``/completion`` with its own ``timings``; reps alternate between them so load drift hits all three;
 medians. Each native server's load log is kept (``buffer`` lines say which buffer types hold the weights).
 
-Usage: python scripts/bench_llm_amx.py --server-bin .waypoint/llama-native/bin/llama-server \\
+Usage: python scripts/bench_llm_amx.py --arm native=.waypoint/llama-native/bin/llama-server \\
+       --arm native_no_repack=.waypoint/llama-native/bin/llama-server:norepack [--arm amx=OTHER_BUILD] \\
        [--model qwen2.5-1.5b] [--prompt 512] [--gen 32] [--reps 5] [--out docs/bench/llm_amx.json]
+
+An arm whose server does not start (a crash at load) is recorded under ``failed`` with its error.
 """
 
 from __future__ import annotations
@@ -59,9 +62,19 @@ def buffer_lines(log: Path) -> list[str]:
     return [line.strip() for line in text.splitlines() if any(k in line for k in keys)][:12]
 
 
+def arms(specs: list[str]) -> list[tuple[str, Path, str]]:
+    """``NAME=BIN`` (repack on) or ``NAME=BIN:norepack``: (name, binary, LLAMA_ARG_REPACK)."""
+    out = []
+    for spec in specs:
+        name, _, rest = spec.partition("=")
+        path, _, mode = rest.partition(":")
+        out.append((name, Path(path), "false" if mode == "norepack" else "true"))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--server-bin", type=Path, required=True)
+    ap.add_argument("--arm", action="append", required=True, help="NAME=BIN or NAME=BIN:norepack (repeatable)")
     ap.add_argument("--model", default="qwen2.5-1.5b")
     ap.add_argument("--models-dir", type=Path, default=Path(".waypoint/models"))
     ap.add_argument("--prompt", type=int, default=512)
@@ -73,21 +86,30 @@ def main() -> None:
     logs = Path(tempfile.mkdtemp(prefix="llm-amx-"))
     wheel = EmbeddedLlamaServer(args.model, args.models_dir, n_ctx=4096, n_parallel=1, threads=args.threads)
     servers: dict[str, Any] = {"xllamacpp": wheel}
-    for name, repack in (("native_repack", "true"), ("native_no_repack", "false")):
-        os.environ["LLAMA_ARG_REPACK"] = repack  # read by the child at start
+    repack: dict[str, str] = {}
+    builds: dict[str, Any] = {}
+    for name, binary, mode in arms(args.arm):
+        repack[name] = mode
+        build = binary.parent.parent / "BUILD.json"
+        builds[name] = json.loads(build.read_text()) if build.exists() else None
         servers[name] = LlamaServerProcess(
-            args.server_bin, args.model, args.models_dir, log_path=logs / f"{name}.log",
+            binary, args.model, args.models_dir, log_path=logs / f"{name}.log",
             threads=args.threads, n_ctx=4096, n_parallel=1,
         )  # fmt: skip
     roots: dict[str, str] = {}
     load_s: dict[str, float | None] = {}
-    runs: dict[str, list[dict[str, float]]] = {name: [] for name in servers}
+    failed: dict[str, str] = {}
     load_before = os.getloadavg()
     try:
         for name, server in servers.items():
-            os.environ["LLAMA_ARG_REPACK"] = "false" if name == "native_no_repack" else "true"
-            roots[name] = server.start().removesuffix("/v1")
+            os.environ["LLAMA_ARG_REPACK"] = repack.get(name, "true")  # read by a llama-server child at start
+            try:
+                roots[name] = server.start().removesuffix("/v1")
+            except Exception as exc:  # a server that cannot start is a result, not the end of the run
+                failed[name] = str(exc).splitlines()[0]
+                continue
             load_s[name] = getattr(server, "load_s", None)
+        runs: dict[str, list[dict[str, float]]] = {name: [] for name in roots}
         for root in roots.values():  # one warm-up each: first-call allocations are not kernel speed
             rep(root, 64, 4)
         for i in range(args.reps):
@@ -107,9 +129,8 @@ def main() -> None:
         for name, rs in runs.items()
     }
     base = median["xllamacpp"]
-    build = args.server_bin.parent.parent / "BUILD.json"
     doc: dict[str, Any] = {
-        "benchmark": "llama.cpp on an AMX CPU: xllamacpp wheel (AVX2) vs native llama-server, repack on / off",
+        "benchmark": "llama.cpp on an AMX CPU: xllamacpp wheel (AVX2) vs llama-server builds, repack on / off",
         "date": time.strftime("%Y-%m-%d %H:%M"),
         "commit": subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip(),
         "cpu": subprocess.run(["lscpu"], capture_output=True, text=True).stdout.split("Model name:")[-1]
@@ -117,8 +138,9 @@ def main() -> None:
         "model_file": model.name,
         "model_sha256": sha256(model),
         "xllamacpp_system_info": xllamacpp.get_system_info(),
-        "native_build": json.loads(build.read_text()) if build.exists() else None,
-        "native_load_logs": {name: buffer_lines(logs / f"{name}.log") for name in servers if name != "xllamacpp"},
+        "arms": {name: {"repack": repack[name], "build": builds[name]} for name in repack},
+        "load_logs": {name: buffer_lines(logs / f"{name}.log") for name in repack},
+        "failed": failed,
         "load_s": load_s,
         "threads": args.threads,
         "prompt_tokens": args.prompt,
@@ -132,7 +154,7 @@ def main() -> None:
         },
     }  # fmt: skip
     args.out.write_text(json.dumps(doc, indent=2) + "\n")
-    print(json.dumps({"median": median, "ratio_to_wheel": doc["ratio_to_wheel"]}, indent=1))
+    print(json.dumps({"median": median, "ratio_to_wheel": doc["ratio_to_wheel"], "failed": failed}, indent=1))
 
 
 if __name__ == "__main__":

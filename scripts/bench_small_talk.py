@@ -2,7 +2,9 @@
 
 - every question of the committed eval sets (the three multi-hop dev sets, the mixed set, the structured-docs
   set): each one flagged as small talk would lose its search, so the count to keep at zero;
-- a list of conversational messages written for this benchmark (below; a development list, not held out).
+- a list of conversational messages written for this benchmark (below; a development list, not held out);
+- a held-out pair of lists written after the gate's vocabulary was fixed and not tuned on: conversational
+  messages (should be flagged) and short requests dressed in social words (must not be).
 
     python scripts/bench_small_talk.py --out docs/bench/small_talk
 """
@@ -69,6 +71,62 @@ CONVERSATION = (
     "Have a nice day!",
 )
 
+# Held out: written after the vocabulary above was settled; misses are reported, not fixed.
+HELD_OUT_CHAT = (
+    "hey!",
+    "Thanks again",
+    "thank u",
+    "Many thanks.",
+    "Good afternoon, Waypoint",
+    "hello again",
+    "Cheers mate",
+    "ok cool",
+    "Sounds good",
+    "Makes sense, thanks",
+    "Great answer",
+    "That was helpful",
+    "Bye for now",
+    "Goodnight",
+    "See ya",
+    "Nice, thank you!",
+    "Sorry, my mistake",
+    "Are you a robot?",
+    "What are you?",
+    "Who made you?",
+    "Are you there?",
+    "You're great",
+    "lol ok",
+    "Fair enough",
+    "Thanks, that's all",
+    "Hi, how's it going?",
+    "Excellent, thank you very much",
+    "Alright then",
+    ":)",
+    "👍",
+)
+HELD_OUT_REQUESTS = (
+    "Thanks! Who designed the lighthouse?",
+    "Hi, when was Harrow Point founded?",
+    "Hello, what does uuid store?",
+    "Good morning! Summarise the manual please",
+    "Can you help me find the release notes?",
+    "Thanks, and who founded the company?",
+    "OK, what about the second author?",
+    "Nice. Where was he born?",
+    "Hey, what is a hash index?",
+    "Who are you named after?",
+    "What can you tell me about Python's asyncio?",
+    "Great, how do I create a table?",
+    "Sorry, I meant the 1990 film",
+    "Cool, and the year it closed?",
+    "Thank you. What is the capital of Peru?",
+    "Bye! Oh wait, who wrote Dune?",
+    "hello world in python",
+    "Good night, Mister Tom: who wrote it?",
+    "Is that helpful for vacuum tuning?",
+    "Well, what is VACUUM FULL?",
+)
+
 
 def questions() -> list[tuple[str, str]]:
     """(file, question) for every question of ``QUESTION_FILES``."""
@@ -91,6 +149,8 @@ def main() -> None:
     per_message_us = (time.perf_counter() - t0) / (len(qs) + len(CONVERSATION)) * 1e6
     by_file = {rel: sum(1 for f, _ in qs if f == rel) for rel in QUESTION_FILES}
     missed = [m for m, hit in chat.items() if not hit]
+    held_missed = [m for m in HELD_OUT_CHAT if not small_talk(m)]
+    held_false = [m for m in HELD_OUT_REQUESTS if small_talk(m)]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
     payload = {
         "commit": commit.stdout.strip(),
@@ -99,6 +159,10 @@ def main() -> None:
         "conversation": len(CONVERSATION),
         "conversation_flagged": len(CONVERSATION) - len(missed),
         "conversation_missed": missed,
+        "held_out_chat": len(HELD_OUT_CHAT),
+        "held_out_chat_missed": held_missed,
+        "held_out_requests": len(HELD_OUT_REQUESTS),
+        "held_out_requests_flagged": held_false,
         "mean_us_per_message": round(per_message_us, 1),
     }
     args.out.with_suffix(".json").write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
@@ -110,7 +174,12 @@ def main() -> None:
         f"{rows}\n\n"
         f"Conversational messages (written for this benchmark, a development list): "
         f"{payload['conversation_flagged']} / {len(CONVERSATION)} flagged. Missed: "
-        f"{', '.join(repr(m) for m in missed) or 'none'}.\n"
+        f"{', '.join(repr(m) for m in missed) or 'none'}.\n\n"
+        "Held out (written after the vocabulary was fixed, not tuned on):\n\n"
+        f"- conversational: {len(HELD_OUT_CHAT) - len(held_missed)} / {len(HELD_OUT_CHAT)} flagged; missed "
+        f"(searched as questions instead): {', '.join(repr(m) for m in held_missed) or 'none'};\n"
+        f"- requests dressed in social words: {len(held_false)} / {len(HELD_OUT_REQUESTS)} wrongly flagged"
+        f"{': ' + ', '.join(repr(m) for m in held_false) if held_false else ''}.\n"
     )
     args.out.with_suffix(".md").write_text(md)
     print(md)
