@@ -8,6 +8,7 @@ hashed, never assembled; ports are bound and released at once).
 from __future__ import annotations
 
 import importlib.util
+import json
 import shutil
 import socket
 from collections.abc import Mapping
@@ -194,6 +195,17 @@ def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str]:
     return set()
 
 
+def amx_build(binary: Path, flags: set[str]) -> bool:
+    """True when ``binary`` was built with ``-march=native`` (its ``BUILD.json`` says ``GGML_NATIVE=ON``) and this CPU
+    has AMX: that build's AMX kernels segfault (``docs/bench/llm_amx.md``)."""
+    build = binary.expanduser().parent.parent / "BUILD.json"
+    try:
+        cmake = str(json.loads(build.read_text()).get("cmake", ""))
+    except (OSError, ValueError):
+        return False
+    return "GGML_NATIVE=ON" in cmake and "amx_int8" in flags
+
+
 def check_llm_kernels(settings: Settings, flags: set[str] | None = None) -> Check | None:
     """The local LLM's CPU kernels: a configured ``local.server_bin`` is there and runnable; on a CPU with
     AVX-512, the AVX2-only wheel is a warning with the fix (``docs/bench/llm_native_agent.md``)."""
@@ -204,6 +216,10 @@ def check_llm_kernels(settings: Settings, flags: set[str] | None = None) -> Chec
         if problem := binary_problem(binary):
             return Check("llm kernels", "fail", f"WAYPOINT_LOCAL_SERVER_BIN: {problem}",
                          "make llama-native, or unset WAYPOINT_LOCAL_SERVER_BIN")  # fmt: skip
+        if amx_build(binary, cpu_flags() if flags is None else flags):
+            return Check("llm kernels", "fail", "a -march=native llama-server on an AMX CPU: llama.cpp's AMX kernels "
+                         "crash at the first decode here (llama.cpp #20824; docs/bench/llm_amx.md)",
+                         "rm -rf .waypoint/llama-native && make llama-native (builds without AMX)")  # fmt: skip
         return Check("llm kernels", "ok", f"llama-server child: {binary.expanduser()}")
     have = cpu_flags() if flags is None else flags
     if "avx512f" in have:

@@ -151,7 +151,10 @@ class LlamaServerProcess:
             code = self._proc.poll()
             if code is not None:
                 self._proc = None
-                raise self._failure(f"exited with status {code} before it was healthy", path)
+                what = f"exited with status {code} before it was healthy"
+                if code == -signal.SIGSEGV:  # the -march=native build's AMX kernels do this (llama.cpp #20824)
+                    what += " (SIGSEGV while loading; on an AMX CPU, rebuild without AMX: make llama-native)"
+                raise self._failure(what, path)
             try:
                 if httpx.get(f"{root}/health", timeout=2.0).status_code == 200:
                     break

@@ -133,6 +133,24 @@ def test_llm_kernels_warn_on_avx512_and_check_a_configured_binary(tmp_path: Path
     assert {"avx2", "avx512f", "avx512_vnni"} <= doc.cpu_flags(cpuinfo)
 
 
+def test_a_march_native_build_fails_on_an_amx_cpu(tmp_path: Path) -> None:
+    binary = tmp_path / "native" / "bin" / "llama-server"
+    binary.parent.mkdir(parents=True)
+    binary.write_text("#!/bin/sh\n")
+    binary.chmod(0o755)
+    build = tmp_path / "native" / "BUILD.json"
+    build.write_text('{"cmake": "GGML_NATIVE=ON GGML_OPENMP=ON"}')
+    cfg = Settings(data_dir=tmp_path, local=LocalLLMConfig(server_bin=binary))
+    amx = {"avx512f", "amx_tile", "amx_int8"}
+    check = doc.check_llm_kernels(cfg, flags=amx)
+    assert check is not None and check.status == "fail" and "make llama-native" in check.fix
+    assert doc.check_llm_kernels(cfg, flags={"avx512f"}).status == "ok"  # type: ignore[union-attr]
+    build.write_text('{"cmake": "-DGGML_NATIVE=OFF -DGGML_AVX512=ON -DGGML_AMX_INT8=OFF"}')  # the build script now
+    assert doc.check_llm_kernels(cfg, flags=amx).status == "ok"  # type: ignore[union-attr]
+    build.write_text("not json")
+    assert not doc.amx_build(binary, amx)
+
+
 def test_chromium_missing_is_only_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     c = doc.check_chromium((str(tmp_path / "chromium"),))
