@@ -16,7 +16,6 @@ An arm whose server does not start (a crash at load) is recorded under ``failed`
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import statistics
@@ -30,6 +29,7 @@ import httpx
 
 from agents.llm.embedded import EmbeddedLlamaServer
 from agents.llm.llama_server import LlamaServerProcess
+from agents.llm.model_files import sha256_file
 
 
 def token_ids(n: int) -> list[int]:
@@ -45,14 +45,6 @@ def rep(root: str, n_prompt: int, n_gen: int) -> dict[str, float]:
         "prefill_tok_s": float(timings["prompt_per_second"]),
         "decode_tok_s": float(timings["predicted_per_second"]),
     }
-
-
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        while block := f.read(1 << 22):
-            h.update(block)
-    return h.hexdigest()
 
 
 def buffer_lines(log: Path) -> list[str]:
@@ -136,7 +128,7 @@ def main() -> None:
         "cpu": subprocess.run(["lscpu"], capture_output=True, text=True).stdout.split("Model name:")[-1]
         .splitlines()[0].strip(),
         "model_file": model.name,
-        "model_sha256": sha256(model),
+        "model_sha256": sha256_file(model),
         "xllamacpp_system_info": xllamacpp.get_system_info(),
         "arms": {name: {"repack": repack[name], "build": builds[name]} for name in repack},
         "load_logs": {name: buffer_lines(logs / f"{name}.log") for name in repack},
