@@ -47,14 +47,14 @@ def test_ask_keeps_the_run_in_the_trace_store(tmp_path: Path, monkeypatch: pytes
     monkeypatch.delenv("WAYPOINT_QDRANT_URL", raising=False)
     monkeypatch.delenv("WAYPOINT_LLM_BASE_URL", raising=False)
 
-    result = CliRunner().invoke(app, ["ask", "hello", "--tenant", "acme"])
+    result = CliRunner().invoke(app, ["ask", "what is 17 times 3", "--tenant", "acme"])
     assert result.exit_code == 0, result.output
     assert "Hello! Ask me about your documents." in result.output
 
     store = TraceStore.open(tmp_path / "data" / "runs.sqlite")
     try:
         (run,) = store.list_runs(tenant="acme")
-        assert run.question == "hello" and run.status == "ok" and run.thread_id
+        assert run.question == "what is 17 times 3" and run.status == "ok" and run.thread_id
         kinds = [e.event.kind for e in store.events(run.id, tenant="acme")]
         assert kinds[0] == "run_started" and kinds[-1] == "done" and "answer" in kinds
     finally:
