@@ -158,11 +158,12 @@ def check_final(answer: str, *, not_found: bool, bridges: Sequence[str], kept_ev
 
 _DATE_ASKED = re.compile(r"^\W*when\b|\b(?:what|which) (?:year|date|month|day|century|decade)\b", re.IGNORECASE)
 """A question that asks for a date ("When was ...", "In what year ...")."""
-_DATE_STATED = re.compile(
-    r"\d|\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
-    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|century|centuries|decade)\b",
-    re.IGNORECASE,
+MONTH_NAMES = (
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
 )
+"""A month's name or its abbreviation (a regex alternation)."""
+_DATE_STATED = re.compile(rf"\d|\b(?:{MONTH_NAMES}|century|centuries|decade)\b", re.IGNORECASE)
 """A date in an answer: a digit, a month's name or a century."""
 
 

@@ -7,12 +7,9 @@ from __future__ import annotations
 
 import re
 
-from agents.roles.checks import asks_date
+from agents.roles.checks import MONTH_NAMES, asks_date
 
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
-    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-)
+_MONTH = rf"(?:{MONTH_NAMES})\.?"
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 _YEAR = r"\d{1,4}(?:\s*(?:BC|BCE|AD|CE)\b)?"
 _DATE = re.compile(
