@@ -226,12 +226,18 @@ class AgentConfig(BaseModel):
     docs/bench/small_talk.md: no benchmark question flagged."""
     followup_query: bool = True
     """In a thread, a first-pass question that points back (a pronoun or demonstrative) and names nothing itself
-    ("Where was he born?") is searched with the previous turn's question and answer beside it
-    (``agents.roles.followup``); the answer call sees the earlier turns in its prompt either way."""
+    ("Where was he born?") is searched with the earlier turns' questions and answers beside it, back to the
+    last turn that named something, at most three (``agents.roles.followup``); the answer call sees the earlier
+    turns in its prompt either way."""
     shorten_answers: bool = True
     """A factoid's final answer that says more than the short phrase asked, where that phrase is found without a
     model (``agents.roles.shorten``: a date question answered with a sentence keeps its one date), is cut to it; the
     finalize step's summary keeps the sentence (``shortened_from``)."""
+    check_answer_type: bool = True
+    """A factoid's final answer not of the kind its question asks ends "not found", the rejected answer and the
+    reason in the finalize step's summary (``agents.roles.checks.check_answer_type``: a date question answered with
+    no date, which is the bridge entity, not the date). Measured on every committed dev answer record
+    (docs/bench/answer_type.md): each such answer scored F1 0."""
     check_grounded: bool = True
     """A short final answer that none of the run's retrieved evidence contains (fewer than half its content words
     occur in any passage the run saw, kept or dropped) comes from the model's memory, not the knowledge base: the

@@ -20,28 +20,10 @@ from typing import Any
 
 from agents.roles.checks import asks_date
 from agents.roles.shorten import short_answer
+from evals.answer_records import answer_records, family
 from evals.metrics import best_exact_match, best_f1
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def family(strategy: str) -> str:
-    """``agent`` for the agent's variants, else the strategy's own name."""
-    return "agent" if strategy.startswith("agent") else strategy
-
-
-def records(root: Path) -> list[dict[str, Any]]:
-    """Answer records (one JSON object a line with ``question``, ``answer``, ``gold_answers``) under ``root``."""
-    out = []
-    for path in sorted(root.rglob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                r = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(r, dict) and {"question", "answer", "gold_answers", "strategy"} <= r.keys():
-                out.append(r)
-    return out
 
 
 def measure(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -102,7 +84,7 @@ def main() -> None:
     ap.add_argument("--results", type=Path, default=ROOT / "evals" / "results")
     ap.add_argument("--out", type=Path, required=True, help="writes OUT.json and OUT.md")
     args = ap.parse_args()
-    result = measure(records(args.results))
+    result = measure(answer_records(args.results))
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
     payload = {"commit": commit.stdout.strip(), "results_root": str(args.results.relative_to(ROOT)), "by": result}
     args.out.with_suffix(".json").write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n")

@@ -177,6 +177,20 @@ def states_date(answer: str) -> bool:
     return bool(_DATE_STATED.search(answer))
 
 
+ANSWER_TYPE_DATE = "a date was asked and the final answer states none"
+"""``check_answer_type``'s reason: the answer is an entity on the way to the date (the bridge), not the date."""
+
+
+def check_answer_type(answer: str, *, question: str) -> str:
+    """Why a factoid's final answer is not of the kind its question asks, or ``""``: a date question ("When ...",
+    "In what year ...") answered with no date is answering a step on the way to it ("Tina Arena" for "When was the
+    performer of X born?"), or a follow-up's replan lost the "when". Only dates are checked: on the committed dev
+    records every answer to a "how many / how much" question stated a number (docs/bench/answer_type.md)."""
+    if asks_date(question) and not states_date(answer) and set(tokens(answer)) - _YES_NO:
+        return ANSWER_TYPE_DATE
+    return ""
+
+
 # Past this many content words a "short" answer is a sentence, not a name, date or number: the first pass's small
 # model restates its passage when it cannot answer ("X was six months pregnant at the time of the recording of Y").
 SHORT_ANSWER_WORDS = 8

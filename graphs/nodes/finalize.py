@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.roles.answerer import NOT_FOUND_TEXT, cited_labels, strip_citations
+from agents.roles.checks import check_answer_type
 from agents.roles.shorten import short_answer
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.events import Answer, Citation
@@ -37,6 +38,10 @@ def make(kit: Kit) -> Any:
         text = NOT_FOUND_TEXT if not_found else draft.strip() if chat else strip_citations(draft)
         summary: dict[str, Any] = {}
         factoid = state.get("needs_retrieval", True) and state.get("answer_kind", "short") == "short"
+        mistyped = check_answer_type(text, question=state["question"]) if factoid and not not_found else ""
+        if kit.cfg.check_answer_type and mistyped:  # an entity where a date was asked: not the answer
+            summary.update({"rejected": text, "check": mistyped})
+            not_found, text = True, NOT_FOUND_TEXT
         if kit.cfg.shorten_answers and factoid and not not_found:
             short = short_answer(text, state["question"])
             if short != text:  # the date the sentence states, as a date question asks
@@ -46,6 +51,10 @@ def make(kit: Kit) -> Any:
         meter.emit(Answer(text=text, citations=cites, not_found=not_found, verified=state.get("verified")))
         turn = {"question": state["question"], "answer": text}
         summary.update({"citations": len(cites), "not_found": not_found})
-        return {"final": text, "history": [turn], SUMMARY_KEY: summary}
+        update: dict[str, Any] = {"final": text, "history": [turn], SUMMARY_KEY: summary}
+        if mistyped and not_found:
+            update["not_found"] = True
+            update["checks"] = [*state.get("checks", []), f"final: {mistyped}"]
+        return update
 
     return run

@@ -64,7 +64,9 @@ def make(kit: Kit) -> Any:
         choice: RouteChoice
         if state.get("first_pass") and fused and action not in CORRECTIONS:
             text = followup_query(state["question"], state.get("history", [])) if cfg.followup_query else ""
-            reason = sq["why"] + ("; a follow-up: searched with the previous turn" if text != state["question"] else "")
+            reason = sq["why"] + (
+                "; a follow-up: searched with the earlier turns it points to" if text != state["question"] else ""
+            )
             choice = {"tools": fused, "query": text or state["question"], "reason": reason, "source": "first_pass"}
         elif action in CORRECTIONS and state["route"]["tools"]:
             choice = {**state["route"], "source": "correction"}

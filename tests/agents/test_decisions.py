@@ -7,7 +7,16 @@ import json
 
 import pytest
 
-from agents.roles.checks import check_chain, check_final, check_subanswer, grounded, same_answer, stated_with
+from agents.roles.checks import (
+    ANSWER_TYPE_DATE,
+    check_answer_type,
+    check_chain,
+    check_final,
+    check_subanswer,
+    grounded,
+    same_answer,
+    stated_with,
+)
 from agents.roles.decider import next_correction
 from agents.roles.final import AnswerField
 from agents.roles.planner import clean_steps
@@ -49,6 +58,24 @@ def test_a_chained_answer_must_be_stated_where_its_bridge_is_named() -> None:
     assert check_chain("15 January 1842", builds_on=["Paul Lafargue"], run_texts=texts) == ""
     assert check_chain("26 February 1932", builds_on=[], run_texts=texts) == ""  # not chained: nothing to check
     assert check_chain("yes", builds_on=["Paul Lafargue"], run_texts=texts) == ""
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "rejected"),
+    [
+        ("When was the performer of X born?", "Tina Arena", True),
+        ("In what year did the state join the Union?", "Mississippi", True),
+        ("When was she born?", "Kestrel Ford", True),
+        ("When was the performer of X born?", "1 November 1967", False),
+        ("When did it open?", "the 1920s", False),
+        ("When did it open?", "in the 19th century", False),
+        ("When did it open?", "March", False),
+        ("Where was the performer of X born?", "Sydney", False),
+        ("When was the ship launched, and was it before 1900?", "yes", False),
+    ],
+)
+def test_a_date_question_needs_a_date_in_its_final_answer(question: str, answer: str, rejected: bool) -> None:
+    assert check_answer_type(answer, question=question) == (ANSWER_TYPE_DATE if rejected else "")
 
 
 def test_final_checks() -> None:
