@@ -58,6 +58,9 @@ def make(kit: Kit) -> Any:
         action = state.get("decision", "route")
         past = [(c["tool"], c["query"]) for c in state.get("tool_calls", []) if c["subq"] == i]
         query = default_query(sq["text"], referenced_answers(state))
+        asked = query
+        if cfg.followup_query:  # a planned step that still points back ("Who was she?") searches with the thread
+            query = followup_query(query, state.get("history", []))
         fused = kit.fused(allowed)
         planned = sq.get("tool", "")
         llm_used = False
@@ -96,6 +99,8 @@ def make(kit: Kit) -> Any:
             tools, text, reason = picked if picked else (allowed[:1], query, "router output unreadable: first tool")
             tools, text = resolve_route(tools, text, allowed=allowed, forced=None, fallback_query=sq["text"])
             choice = {"tools": tools, "query": text, "reason": reason, "source": "router"}
+        if query != asked and choice["query"] == query and choice.get("source") in ("plan", "fused", "fallback"):
+            choice = {**choice, "reason": f"{choice['reason']}; a follow-up step: searched with the earlier turns"}
         meter.emit(
             Routed(
                 subq_index=i,

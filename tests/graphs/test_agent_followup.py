@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 
 import pytest
-from agent_support import ListTool, MakeDeps, first_by, j, of_kind, run_all
+from agent_support import ListTool, MakeDeps, first_by, grade_by, j, of_kind, planned, run_all
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from agents.llm import ScriptedLLM
@@ -49,3 +49,26 @@ async def test_a_question_with_its_own_name_or_off_is_searched_as_asked(
         await run_all(deps, "Who directed Inception?", thread_id=thread)
         await run_all(deps, question, thread_id=thread)
         assert vec.queries[-1] == question
+
+
+async def test_a_planned_step_that_points_back_is_searched_with_the_thread(
+    make_deps: MakeDeps, saver: BaseCheckpointSaver[object]
+) -> None:
+    llm = ScriptedLLM(
+        [
+            planned(("Who directed Inception?", "vector_search")),
+            grade_by("directed", answer="Christopher Nolan"),
+            OK,
+            planned(("Where was he born?", "vector_search")),
+            grade_by("born", answer="London"),
+            OK,
+        ]
+    )
+    vec = ListTool("vector_search")
+    deps = make_deps(llm, [vec], checkpointer=saver)
+    await run_all(deps, "Who directed Inception?", thread_id="t-plan")
+    envs = await run_all(deps, "And where was he born?", thread_id="t-plan")
+    assert vec.queries[-1] == "Where was he born? Who directed Inception? Christopher Nolan"
+    route = of_kind(envs, "route")[0]
+    assert route.source == "plan" and "follow-up step" in route.reason
+    assert of_kind(envs, "answer")[0].text == "London"
