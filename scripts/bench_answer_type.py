@@ -65,6 +65,20 @@ def measure(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
     return {kind: dict(fams) for kind, fams in out.items()}
 
 
+def gold_rejected(data_root: Path) -> dict[str, Any]:
+    """Every committed eval question that asks a date: how many of its gold answers the check would reject (a
+    right answer turned "not found")."""
+    asked, rejected = 0, []
+    for path in sorted(data_root.rglob("*questions.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            q = json.loads(line)
+            if not asks_date(q["question"]):
+                continue
+            asked += 1
+            rejected += [a for a in q.get("answers", []) if check_answer_type(a, question=q["question"])]
+    return {"date_questions": asked, "gold_answers_rejected": len(rejected), "examples": rejected[:10]}
+
+
 def table(result: dict[str, dict[str, dict[str, Any]]]) -> str:
     lines = [
         '| question asks | strategy family | answers | would be "not found" | of those F1 > 0 (lost) '
@@ -84,14 +98,28 @@ def table(result: dict[str, dict[str, dict[str, Any]]]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", type=Path, default=ROOT / "evals" / "results")
+    ap.add_argument("--data", type=Path, default=ROOT / "evals" / "data", help="committed eval questions")
     ap.add_argument("--out", type=Path, required=True, help="writes OUT.json and OUT.md")
     args = ap.parse_args()
     result = measure(answer_records(args.results))
+    gold = gold_rejected(args.data)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
-    payload = {"commit": commit.stdout.strip(), "results_root": str(args.results.relative_to(ROOT)), "by": result}
+    payload = {
+        "commit": commit.stdout.strip(),
+        "results_root": str(args.results.relative_to(ROOT)),
+        "by": result,
+        "gold": gold,
+    }
     args.out.with_suffix(".json").write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
     title = "# Final answers of the wrong kind (`agents.roles.checks.check_answer_type`)"
-    md = f"{title}\n\nCommit {payload['commit']}. Dev records only; no unseen set has measured it.\n\n{table(result)}\n"
+    gold_line = (
+        f"Gold answers: of the {gold['date_questions']} committed eval questions that ask a date, "
+        f"{gold['gold_answers_rejected']} gold answers would be rejected."
+    )
+    md = (
+        f"{title}\n\nCommit {payload['commit']}. Dev records only; no unseen set has measured it.\n\n"
+        f"{table(result)}\n\n{gold_line}\n"
+    )
     args.out.with_suffix(".md").write_text(md)
     print(table(result))
 
