@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from agents.roles.absence import named_terms
 from agents.roles.answerer import NOT_FOUND_TEXT, is_not_found
+from agents.roles.checks import same_answer
 from agents.roles.smalltalk import small_talk
 
 _REFERS = re.compile(
@@ -55,3 +56,15 @@ def followup_query(question: str, history: Sequence[Mapping[str, object]]) -> st
         if not refers_back(asked) or len(parts) > MAX_CHAIN:
             break
     return " ".join(p for p in parts if p)
+
+
+def answered_in_thread(ask: str, history: Sequence[Mapping[str, object]]) -> str:
+    """The answer an earlier turn of the thread gave to ``ask`` (the same question: the same content words), the
+    newest such turn's, or ``""`` (none, or it was "not found"). A follow-up's plan often restates the turn it
+    points back to as its first step ("In which town was the engineer ... born?", then "When was she born?"): that
+    step is already answered."""
+    for turn in reversed(history):
+        if same_answer(ask, str(turn.get("question", ""))):
+            answer = str(turn.get("answer", ""))
+            return "" if is_not_found(answer) or answer == NOT_FOUND_TEXT else answer
+    return ""

@@ -2,7 +2,8 @@
 
 With ``agent.first_pass`` the first visit makes no call: the plan is the question itself, searched once with the
 fused search and answered by one combined call; ``decide`` sends the run back here (``replan``) when that answer
-fails a check, and the planner decomposes the question then.
+fails a check, and the planner decomposes the question then. In a thread, leading steps that restate an earlier
+turn's question (a follow-up's plan often does) take that turn's answer instead of being searched again.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from typing import Any
 from agents.llm import LLMOutputError
 from agents.roles.checks import comparison_form
 from agents.roles.compare import applies, mirror
+from agents.roles.followup import answered_in_thread
 from agents.roles.planner import clean_steps, plan
 from agents.roles.schemas import PlanStep
 from agents.roles.smalltalk import small_talk
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.kit import Kit
-from graphs.state import AgentState, PlanCompare, new_subquestion, referenced
+from graphs.state import AgentState, PlanCompare, fill_refs, new_subquestion, referenced
 
 FIRST_PASS_WHY = "first pass: the whole question in one fused search"
 SMALL_TALK_WHY = "small talk: social words only, nothing to look up"
@@ -104,13 +106,27 @@ def make(kit: Kit) -> Any:
             else:
                 ignored = compare.op  # the question compares nothing, or the steps chain
         subqs = [new_subquestion(s.ask, s.tool, s.why) for s in cleaned]
+        current, reused = 0, []
+        if kit.cfg.followup_query:  # steps the thread already answered, the last one (the question's) aside
+            for sq in subqs[:-1]:
+                earlier = answered_in_thread(sq["text"], state.get("history", []))
+                if not earlier:
+                    break
+                sq["status"], sq["answer"], sq["why"] = (
+                    "answered",
+                    earlier,
+                    "answered in an earlier turn of this thread",
+                )
+                reused.append(sq["text"])
+                current += 1
+            subqs = fill_refs(subqs)
         if needs:
-            subqs[0]["status"] = "active"
+            subqs[current]["status"] = "active"
         return {
             "needs_retrieval": needs,
             "answer_kind": kind,
             "plan": subqs,
-            "current": 0,
+            "current": current,
             "compare": comparing,
             SUMMARY_KEY: {
                 "compare": comparing,
@@ -120,6 +136,7 @@ def make(kit: Kit) -> Any:
                 "answer_kind": kind,
                 "subquestions": [s["text"] for s in subqs],
                 "routes": [{"tool": s["tool"] or "fused", "why": s["why"]} for s in subqs],
+                "answered_in_thread": reused,
             },
         }
 

@@ -4,7 +4,7 @@ last one that stood on its own, small talk passed over, "not found" answers left
 from __future__ import annotations
 
 from agents.roles.answerer import NOT_FOUND_TEXT
-from agents.roles.followup import MAX_CHAIN, followup_query
+from agents.roles.followup import MAX_CHAIN, answered_in_thread, followup_query
 
 INCEPTION = {"question": "Who directed Inception?", "answer": "Christopher Nolan"}
 BORN = {"question": "Where was he born?", "answer": "London"}
@@ -43,3 +43,10 @@ def test_the_chain_is_bounded() -> None:
     turns = [{"question": f"And what about that {n}?", "answer": f"A{n}"} for n in range(10)]
     query = followup_query("Where is it?", turns)
     assert query.count("what about that") == MAX_CHAIN and "A9" in query and "A6" not in query
+
+
+def test_a_step_the_thread_already_answered_takes_that_answer() -> None:
+    assert answered_in_thread("who directed inception", [INCEPTION, BORN]) == "Christopher Nolan"
+    assert answered_in_thread("Who produced Inception?", [INCEPTION]) == ""
+    lost = {"question": "Who scored Inception?", "answer": NOT_FOUND_TEXT}
+    assert answered_in_thread("Who scored Inception?", [lost]) == ""

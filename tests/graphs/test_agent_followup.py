@@ -72,3 +72,27 @@ async def test_a_planned_step_that_points_back_is_searched_with_the_thread(
     route = of_kind(envs, "route")[0]
     assert route.source == "plan" and "follow-up step" in route.reason
     assert of_kind(envs, "answer")[0].text == "London"
+
+
+async def test_a_planned_step_that_restates_an_earlier_turn_takes_its_answer(
+    make_deps: MakeDeps, saver: BaseCheckpointSaver[object]
+) -> None:
+    llm = ScriptedLLM(
+        [
+            planned(("Who directed Inception?", "vector_search")),
+            grade_by("directed", answer="Christopher Nolan"),
+            OK,
+            planned(("Who directed Inception?", "vector_search"), ("Where was #1 born?", "vector_search")),
+            grade_by("born", answer="London"),
+            OK,
+        ]
+    )
+    vec = ListTool("vector_search")
+    deps = make_deps(llm, [vec], checkpointer=saver)
+    await run_all(deps, "Who directed Inception?", thread_id="t-reuse")
+    searched = len(vec.queries)
+    envs = await run_all(deps, "And where was he born?", thread_id="t-reuse")
+    assert vec.queries[searched:] == ["Where was Christopher Nolan born?"]  # step 1 is not searched again
+    plan = next(e for e in of_kind(envs, "step_finished") if e.node == "plan").summary
+    assert plan["answered_in_thread"] == ["Who directed Inception?"]
+    assert of_kind(envs, "answer")[0].text == "London" and llm.remaining == 0
