@@ -31,12 +31,15 @@ MAX_CHAIN = 3
 """At most this many earlier turns go into a follow-up's query (the newest first)."""
 
 
+def _answer_of(turn: Mapping[str, object]) -> str:
+    """A turn's answer, ``""`` where it was "not found"."""
+    answer = str(turn.get("answer", ""))
+    return "" if is_not_found(answer) or answer == NOT_FOUND_TEXT else answer
+
+
 def _turn_text(turn: Mapping[str, object]) -> str:
     """A turn's question and answer ("not found" left out)."""
-    answer = str(turn.get("answer", ""))
-    if is_not_found(answer) or answer == NOT_FOUND_TEXT:
-        answer = ""
-    return " ".join(p for p in (str(turn.get("question", "")), answer) if p)
+    return " ".join(p for p in (str(turn.get("question", "")), _answer_of(turn)) if p)
 
 
 def followup_query(question: str, history: Sequence[Mapping[str, object]]) -> str:
@@ -65,6 +68,5 @@ def answered_in_thread(ask: str, history: Sequence[Mapping[str, object]]) -> str
     step is already answered."""
     for turn in reversed(history):
         if same_answer(ask, str(turn.get("question", ""))):
-            answer = str(turn.get("answer", ""))
-            return "" if is_not_found(answer) or answer == NOT_FOUND_TEXT else answer
+            return _answer_of(turn)
     return ""

@@ -38,8 +38,9 @@ def make(kit: Kit) -> Any:
         text = NOT_FOUND_TEXT if not_found else draft.strip() if chat else strip_citations(draft)
         summary: dict[str, Any] = {}
         factoid = state.get("needs_retrieval", True) and state.get("answer_kind", "short") == "short"
-        mistyped = check_answer_type(text, question=state["question"]) if factoid and not not_found else ""
-        if kit.cfg.check_answer_type and mistyped:  # an entity where a date was asked: not the answer
+        checked = kit.cfg.check_answer_type and factoid and not not_found
+        mistyped = check_answer_type(text, question=state["question"]) if checked else ""
+        if mistyped:  # an entity where a date was asked: not the answer
             summary.update({"rejected": text, "check": mistyped})
             not_found, text = True, NOT_FOUND_TEXT
         if kit.cfg.shorten_answers and factoid and not not_found:
@@ -52,7 +53,7 @@ def make(kit: Kit) -> Any:
         turn = {"question": state["question"], "answer": text}
         summary.update({"citations": len(cites), "not_found": not_found})
         update: dict[str, Any] = {"final": text, "history": [turn], SUMMARY_KEY: summary}
-        if mistyped and not_found:
+        if mistyped:
             update["not_found"] = True
             update["checks"] = [*state.get("checks", []), f"final: {mistyped}"]
         return update
