@@ -79,6 +79,15 @@ KNOBS = (
     Knob("hop2_frontier", 24, (12, 24, 48), patch=(kg_retrieve, "HOP2_FRONTIER"), source="kg/retrieve.py"),
     Knob("max_entities", 240, (120, 240, 480), patch=(kg_retrieve, "MAX_ENTITIES"), source="kg/retrieve.py"),
     Knob("lowercase_weight", 0.2, (0.0, 0.2, 0.5, 1.0), patch=(linking, "LOWERCASE_WEIGHT"), source="kg/linking.py"),
+    Knob("fact_seed_weight", 0.0, (0.0, 0.25, 0.5, 1.0), _graph("fact_seed_weight"), source="GraphConfig"),
+    Knob(
+        "fact_seed_weight@fused",
+        0.0,
+        (0.0, 0.25, 0.5, 1.0),
+        _graph("fact_seed_weight"),
+        strategy="fused",
+        source="GraphConfig",
+    ),
     Knob("fusion_depth", 20, (10, 20, 40), _agent("fusion_depth"), strategy="fused", source="AgentConfig"),
     Knob(
         "lowercase_weight@fused",

@@ -78,9 +78,11 @@ class GraphSearchTool:
             found = await self.retriever.retrieve(self.tenant, query, k=k * 4 if doc_id else k, passages=dense)
         except (GraphStoreError, GraphInputError) as exc:
             raise ToolError(f"graph_search failed: {exc}") from exc
-        linked = ", ".join(s.name for s in found.seeds)
+        linked = "linked [" + ", ".join(s.name for s in found.seeds if s.how != "fact") + "]"
+        via = [s.name for s in found.seeds if s.how == "fact"][:3]
+        linked += f", via facts [{', '.join(via)}]" if via else ""
         out = [
-            _evidence(rc, f"graph: linked [{linked}]; facts: " + ("; ".join(rc.facts) or "mentions a linked entity"))
+            _evidence(rc, f"graph: {linked}; facts: " + ("; ".join(rc.facts) or "mentions a linked entity"))
             for rc in found.chunks
             if doc_id is None or rc.chunk.doc_id == doc_id
         ]

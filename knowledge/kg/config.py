@@ -55,6 +55,11 @@ class GraphConfig(BaseModel):
     passage_seed_weight: float = 0.05
     """Reset weight of the best dense passage, the others min-max scaled below it; HippoRAG 2's
     ``passage_node_weight`` (0.05), taken from the paper, not fitted here."""
+    fact_seed_weight: float = 0.0
+    """Query-to-fact seeds (``knowledge.kg.facts``, HippoRAG 2's query-to-triple linking with a sentence as the
+    fact): the entities named by sentences of the ``FACT_PASSAGES`` best passages that state the question's relation
+    words restart the walk too, each weighted ``fact_seed_weight`` x the share of those words x its specificity (a
+    linked seed's weight is its specificity). 0: off, one ranking."""
     synonyms: bool = False
     """Synonym edges between entity names whose embeddings have cosine >= ``synonym_threshold`` (HippoRAG 2),
     linked after each ingest for the entities it wrote; needs the embedder at ingest."""

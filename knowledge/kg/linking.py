@@ -20,7 +20,8 @@ class Seed:
     weight: float
     """Restart weight for ranking (specific entities weigh more)."""
     how: str
-    """``exact`` (normalised n-gram) or ``fulltext``."""
+    """``exact`` (normalised n-gram), ``fulltext``, or ``fact`` (named by a passage's sentence that states the
+    question's relation words: ``knowledge.kg.facts``)."""
 
 
 MAX_QUERY_WORDS = 64

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from knowledge.kg.config import GraphConfig
+from knowledge.kg.facts import fact_scores
 from knowledge.kg.linking import Seed, link
-from knowledge.kg.rank import personalized_pagerank
+from knowledge.kg.rank import personalized_pagerank, seed_weight
 from knowledge.kg.schema import SYNONYM, ChunkRecord, Edge, GraphPath, Subgraph
 from knowledge.kg.store import GraphStore
 
@@ -16,6 +17,8 @@ HOP2_FRONTIER = 24
 """Hop-1 neighbours (heaviest edges first) expanded a second time."""
 MAX_ENTITIES = 240
 """Entities whose mentions are read for ranking."""
+FACT_PASSAGES = 3
+"""Best passages of the first ranking whose sentences are read for query-to-fact seeds (``fact_seed_weight``)."""
 
 
 @dataclass(frozen=True)
@@ -107,9 +110,28 @@ class GraphRetriever:
             return Retrieval(seeds=[], chunks=[])
         sub = await self.expand(tenant, seeds) if seeds else Subgraph()
         scores = self.rank(sub, seeds, passages)
+        if seeds and self.config.fact_seed_weight > 0:
+            facts = await self.fact_seeds(tenant, question, sub, seeds, sorted(scores, key=lambda c: -scores[c]))
+            if facts:
+                seeds = [*seeds, *facts]
+                scores = self.rank(sub, seeds, passages)
         top = sorted(scores, key=lambda c: -scores[c])[:k]
         records = await self.store.chunks(tenant, top)
         return Retrieval(seeds=seeds, chunks=[RankedChunk(r, scores[r.id], _facts(sub, r.id, seeds)) for r in records])
+
+    async def fact_seeds(
+        self, tenant: str, question: str, sub: Subgraph, seeds: list[Seed], ranked: Sequence[str]
+    ) -> list[Seed]:
+        """Seeds from the facts the best ``FACT_PASSAGES`` of ``ranked`` state about the question
+        (``knowledge.kg.facts``), weighted ``fact_seed_weight`` x share x specificity."""
+        records = await self.store.chunks(tenant, list(ranked[:FACT_PASSAGES]))
+        linked = {s.key: s.name for s in seeds}
+        shares = fact_scores(question, linked, [(r.title, r.text) for r in records], sub.entities)
+        weight = self.config.fact_seed_weight
+        return [
+            Seed(key, sub.entities[key].name, weight * share * seed_weight(sub.entities[key].degree), "fact")
+            for key, share in sorted(shares.items(), key=lambda kv: -kv[1])
+        ]
 
     async def path(self, tenant: str, a: str, b: str, *, max_hops: int = 4) -> GraphPath | None:
         """How ``a`` and ``b`` are connected: a shortest path between their best-linked entities."""
