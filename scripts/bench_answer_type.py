@@ -9,6 +9,10 @@ those how many had F1 > 0 against gold (answers the check would lose), how many 
 answered a question whose gold is "not found" (now right). The same is counted for "how many / how much"
 questions whose answer states no number, a check that was considered and not built. Distinct (question, answer)
 pairs, so a question answered alike in several runs counts once.
+
+Also measured for a check that was considered and not built: stop a date question's corrective loop early when no
+passage it retrieved states a date (``evidence``: distinct (question, retrieved passages) of date questions whose
+passages are in the committed corpora, and how many of them state no date anywhere).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from agents.roles.checks import asks_date, check_answer_type
+from agents.roles.checks import asks_date, check_answer_type, states_date
 from evals.answer_records import answer_records, family
 from evals.metrics import best_f1
 
@@ -65,6 +69,35 @@ def measure(rows: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
     return {kind: dict(fams) for kind, fams in out.items()}
 
 
+def corpus_texts(data_root: Path) -> dict[str, str]:
+    """Passage id -> text over the committed corpora (``*corpus.jsonl``)."""
+    out: dict[str, str] = {}
+    for path in sorted(data_root.rglob("*corpus.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            p = json.loads(line)
+            out[p["id"]] = p.get("text", "")
+    return out
+
+
+def dateless_evidence(rows: list[dict[str, Any]], texts: dict[str, str]) -> dict[str, Any]:
+    """Per strategy family: date questions' distinct retrieved sets found in ``texts``, and how many state no date in
+    any passage (where an early stop of the loop on "no date in the evidence" would fire)."""
+    seen: set[tuple[str, str, tuple[str, ...]]] = set()
+    out: dict[str, dict[str, Any]] = defaultdict(lambda: {"runs": 0, "no_date": 0, "examples": []})
+    for r in rows:
+        ids = tuple(i for i in r.get("retrieved_ids") or [] if i in texts)
+        key = (family(r["strategy"]), r["question"], ids)
+        if not ids or not asks_date(r["question"]) or key in seen:
+            continue
+        seen.add(key)
+        f = out[key[0]]
+        f["runs"] += 1
+        if not any(states_date(texts[i]) for i in ids):
+            f["no_date"] += 1
+            f["examples"].append({"question": r["question"], "answer": r["answer"], "gold": r["gold_answers"]})
+    return dict(out)
+
+
 def gold_rejected(data_root: Path) -> dict[str, Any]:
     """Every committed eval question that asks a date: how many of its gold answers the check would reject (a
     right answer turned "not found")."""
@@ -103,12 +136,14 @@ def main() -> None:
     args = ap.parse_args()
     result = measure(answer_records(args.results))
     gold = gold_rejected(args.data)
+    evidence = dateless_evidence(answer_records(args.results), corpus_texts(args.data))
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
     payload = {
         "commit": commit.stdout.strip(),
         "results_root": str(args.results.relative_to(ROOT)),
         "by": result,
         "gold": gold,
+        "evidence": evidence,
     }
     args.out.with_suffix(".json").write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
     title = "# Final answers of the wrong kind (`agents.roles.checks.check_answer_type`)"
@@ -116,9 +151,12 @@ def main() -> None:
         f"Gold answers: of the {gold['date_questions']} committed eval questions that ask a date, "
         f"{gold['gold_answers_rejected']} gold answers would be rejected."
     )
+    evidence_line = "Early stop when no retrieved passage states a date (considered, not built): " + "; ".join(
+        f"{name}: {f['no_date']} of {f['runs']} date-question runs" for name, f in sorted(evidence.items())
+    )
     md = (
         f"{title}\n\nCommit {payload['commit']}. Dev records only; no unseen set has measured it.\n\n"
-        f"{table(result)}\n\n{gold_line}\n"
+        f"{table(result)}\n\n{gold_line}\n\n{evidence_line}.\n"
     )
     args.out.with_suffix(".md").write_text(md)
     print(table(result))
