@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from knowledge.models import Chunk
+from collections.abc import Sequence
+
+from knowledge.kg import FastExtractor, GraphSink, GraphStore
+from knowledge.models import Chunk, Document
 
 
 def chunk(cid: str, title: str, text: str, doc_id: str | None = None) -> Chunk:
@@ -19,3 +22,10 @@ BRIDGE_CORPUS = [
     chunk("p-lyon", "Lyon", "Lyon is a city in France on the Rhône, known for its food."),
 ]
 """Two bridge questions' worth of passages plus distractors."""
+
+
+async def ingest(store: GraphStore, tenant: str, corpus: Sequence[Chunk]) -> None:
+    """Each chunk as its own document through the fast extractor, titles as known names (as the eval ingest)."""
+    sink = GraphSink(store, FastExtractor([c.title for c in corpus]))
+    for c in corpus:
+        await sink.upsert(tenant, Document(id=c.doc_id, title=c.title, text=c.text, source="test"), [c])

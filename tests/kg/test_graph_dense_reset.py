@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from graph_helpers import BRIDGE_CORPUS
+from graph_helpers import BRIDGE_CORPUS, ingest
 
-from knowledge.kg import FastExtractor, GraphSink, GraphStore
+from knowledge.kg import GraphStore
 from knowledge.kg.config import GraphConfig
 from knowledge.kg.linking import Seed
 from knowledge.kg.retrieve import GraphRetriever, passage_reset
 from knowledge.kg.schema import Mention, Subgraph
-from knowledge.models import Document
 from tools.graph_search import GraphSearchTool
 
 
@@ -38,9 +37,7 @@ def test_a_dense_hit_lifts_its_passage_and_what_it_links_to() -> None:
 
 @pytest.fixture
 async def sink_loaded(store: GraphStore, tenant: str) -> GraphStore:
-    sink = GraphSink(store, FastExtractor([c.title for c in BRIDGE_CORPUS]))
-    for c in BRIDGE_CORPUS:
-        await sink.upsert(tenant, Document(id=c.doc_id, title=c.title, text=c.text, source="test"), [c])
+    await ingest(store, tenant, BRIDGE_CORPUS)
     return store
 
 

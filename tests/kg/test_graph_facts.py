@@ -4,13 +4,12 @@ hop's entity, whose own passage then outranks the passages of the other entities
 from __future__ import annotations
 
 import pytest
-from graph_helpers import chunk
+from graph_helpers import chunk, ingest
 
-from knowledge.kg import FastExtractor, GraphSink, GraphStore
+from knowledge.kg import GraphStore
 from knowledge.kg.config import GraphConfig
 from knowledge.kg.facts import fact_scores, relation_words, stems
 from knowledge.kg.retrieve import GraphRetriever
-from knowledge.models import Document
 
 CORPUS = [
     chunk(
@@ -46,9 +45,7 @@ def test_the_sentence_stating_the_relation_scores_its_entities() -> None:
 
 @pytest.fixture
 async def indexed(store: GraphStore, tenant: str) -> str:
-    sink = GraphSink(store, FastExtractor([c.title for c in CORPUS]))
-    for c in CORPUS:
-        await sink.upsert(tenant, Document(id=c.doc_id, title=c.title, text=c.text, source="test"), [c])
+    await ingest(store, tenant, CORPUS)
     return tenant
 
 

@@ -6,23 +6,20 @@ from collections.abc import Sequence
 from typing import cast
 
 import pytest
-from graph_helpers import BRIDGE_CORPUS
+from graph_helpers import BRIDGE_CORPUS, ingest
 
-from knowledge.kg import FastExtractor, GraphSink, GraphStore
+from knowledge.kg import GraphStore
 from knowledge.kg.falkordb_server import free_port
 from knowledge.kg.falkordb_store import FalkorDBStore
 from knowledge.kg.linking import candidate_ngrams, link
 from knowledge.kg.schema import EntityHit
-from knowledge.models import Document
 from tools.base import RetrievalTool, ToolError
 from tools.graph_search import GraphSearchTool
 
 
 @pytest.fixture
 async def tool(store: GraphStore, tenant: str) -> GraphSearchTool:
-    sink = GraphSink(store, FastExtractor([c.title for c in BRIDGE_CORPUS]))
-    for c in BRIDGE_CORPUS:
-        await sink.upsert(tenant, Document(id=c.doc_id, title=c.title, text=c.text, source="test"), [c])
+    await ingest(store, tenant, BRIDGE_CORPUS)
     return GraphSearchTool(store, tenant)
 
 
