@@ -79,6 +79,8 @@ KNOBS = (
     Knob("hop2_frontier", 24, (12, 24, 48), patch=(kg_retrieve, "HOP2_FRONTIER"), source="kg/retrieve.py"),
     Knob("max_entities", 240, (120, 240, 480), patch=(kg_retrieve, "MAX_ENTITIES"), source="kg/retrieve.py"),
     Knob("lowercase_weight", 0.2, (0.0, 0.2, 0.5, 1.0), patch=(linking, "LOWERCASE_WEIGHT"), source="kg/linking.py"),
+    Knob("hub_mentions", False, (False, True), _graph("hub_mentions"), source="GraphConfig"),
+    Knob("hub_mentions@fused", False, (False, True), _graph("hub_mentions"), strategy="fused", source="GraphConfig"),
     Knob("fact_seed_weight", 0.0, (0.0, 0.25, 0.5, 1.0), _graph("fact_seed_weight"), source="GraphConfig"),
     Knob(
         "fact_seed_weight@fused",

@@ -105,6 +105,19 @@ WITH e, collect(c.id) AS ids
 RETURN e.key, e.name, e.type, size(ids), ids[0..$per_entity]
 """
 
+MENTIONS_SKIP_HUBS: Final = """
+MATCH (e:Entity {tenant: $tenant}) WHERE e.key IN $keys
+CALL {
+  WITH e
+  MATCH (e)-[:MENTIONED_IN]->(c:Chunk)
+  RETURN c.id AS id LIMIT $cap
+}
+WITH e, collect(id) AS ids
+RETURN e.key, e.name, e.type, size(ids), ids
+"""
+"""At most ``$cap`` (per_entity + 1) mentions an entity, read in storage order: an entity that has more is a hub,
+and the caller drops its list (storage order is insertion order, which would favour the oldest documents)."""
+
 CHUNKS_BY_ID: Final = """
 MATCH (c:Chunk {tenant: $tenant}) WHERE c.id IN $ids
 RETURN c.id, c.doc_id, c.title, c.text, c.source

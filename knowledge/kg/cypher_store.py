@@ -108,17 +108,19 @@ class CypherGraphStore(ABC):
         edges = [Edge(src=r[0], dst=r[1], predicate=r[2], weight=float(r[3]), chunk_ids=list(r[4])) for r in rows]
         return Subgraph(edges=edges)
 
-    async def mentions(self, tenant: str, keys: Sequence[str], *, per_entity: int = 50) -> Subgraph:
-        """MENTIONED_IN edges of ``keys`` and the entities with their full mention counts."""
+    async def mentions(self, tenant: str, keys: Sequence[str], *, per_entity: int = 50, hubs: bool = True) -> Subgraph:
+        """MENTIONED_IN edges of ``keys`` and the entities with their mention counts; ``hubs`` False: an entity
+        with more than ``per_entity`` mentions gets none and the degree ``per_entity + 1`` (not counted)."""
         check_tenant(tenant)
         if not keys:
             return Subgraph()
-        params = {"tenant": tenant, "keys": list(keys), "per_entity": per_entity}
-        rows = await self._run(tenant, cypher.MENTIONS, params)
+        params = {"tenant": tenant, "keys": list(keys), "per_entity": per_entity, "cap": per_entity + 1}
+        rows = await self._run(tenant, cypher.MENTIONS if hubs else cypher.MENTIONS_SKIP_HUBS, params)
         sub = Subgraph()
         for key, name, etype, degree, ids in rows:
             sub.entities[key] = EntityHit(key=key, name=name, type=etype or "", degree=int(degree))
-            sub.mentions.extend(Mention(key=key, chunk_id=cid) for cid in ids)
+            if hubs or len(ids) <= per_entity:
+                sub.mentions.extend(Mention(key=key, chunk_id=cid) for cid in ids)
         return sub
 
     async def chunks(self, tenant: str, ids: Sequence[str]) -> list[ChunkRecord]:

@@ -66,7 +66,7 @@ class GraphRetriever:
         frontier = _neighbours(hop1, keys)
         hop2 = await self.store.neighbourhood(tenant, await self._hop2_keys(tenant, frontier), limit=cfg.max_edges)
         entities = [*keys, *frontier, *_neighbours(hop2, keys | set(frontier))][:MAX_ENTITIES]
-        sub = await self.store.mentions(tenant, entities, per_entity=cfg.mentions_per_entity)
+        sub = await self.store.mentions(tenant, entities, per_entity=cfg.mentions_per_entity, hubs=cfg.hub_mentions)
         seen: set[tuple[str, str, str]] = set()
         for e in [*hop1.edges, *hop2.edges]:
             if (e.src, e.dst, e.predicate) not in seen and e.src in sub.entities and e.dst in sub.entities:
@@ -127,9 +127,10 @@ class GraphRetriever:
         records = await self.store.chunks(tenant, list(ranked[:FACT_PASSAGES]))
         linked = {s.key: s.name for s in seeds}
         shares = fact_scores(question, linked, [(r.title, r.text) for r in records], sub.entities)
+        degrees = {h.key: h.degree for h in await self.store.entities_by_key(tenant, list(shares))} if shares else {}
         weight = self.config.fact_seed_weight
         return [
-            Seed(key, sub.entities[key].name, weight * share * seed_weight(sub.entities[key].degree), "fact")
+            Seed(key, sub.entities[key].name, weight * share * seed_weight(degrees.get(key, 0)), "fact")
             for key, share in sorted(shares.items(), key=lambda kv: -kv[1])
         ]
 

@@ -64,8 +64,10 @@ class GraphStore(Protocol):
         """The entities one RELATED hop from ``keys`` (either direction), the edges, and their mentions."""
         ...
 
-    async def mentions(self, tenant: str, keys: Sequence[str], *, per_entity: int = 50) -> Subgraph:
-        """The MENTIONED_IN edges of ``keys`` (at most ``per_entity`` each) and the entities with degrees."""
+    async def mentions(self, tenant: str, keys: Sequence[str], *, per_entity: int = 50, hubs: bool = True) -> Subgraph:
+        """The MENTIONED_IN edges of ``keys`` (at most ``per_entity`` each) and the entities with degrees.
+        ``hubs`` False: an entity mentioned in more than ``per_entity`` chunks keeps no mentions and its degree is
+        ``per_entity + 1`` (a hub's mentions are neither read nor counted)."""
         ...
 
     async def chunks(self, tenant: str, ids: Sequence[str]) -> list[ChunkRecord]:

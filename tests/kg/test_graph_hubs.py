@@ -44,3 +44,20 @@ async def test_hop2_skips_hubs_but_keeps_them_as_neighbours(store: GraphStore, t
 
     wide = GraphConfig(mentions_per_entity=HUB_MENTIONS, hop2_skip_hubs=True)  # at the cap it is not a hub
     assert "leaf0" in (await GraphRetriever(store, wide).expand(tenant, seeds)).entities
+
+
+async def test_hub_mentions_off_reads_no_hub_chunks(store: GraphStore, tenant: str) -> None:
+    await store.write(tenant, _batch())
+    seeds = [Seed(key="seed", name="seed", weight=1.0, how="exact")]
+    cap = HUB_MENTIONS - 1
+    read = await GraphRetriever(store, GraphConfig(mentions_per_entity=cap)).expand(tenant, seeds)
+    assert len([m for m in read.mentions if m.key == "hub"]) == cap  # on: the first `cap` of the hub's chunks
+    assert read.entities["hub"].degree == HUB_MENTIONS
+
+    cfg = GraphConfig(mentions_per_entity=cap, hub_mentions=False)
+    lean = await GraphRetriever(store, cfg).expand(tenant, seeds)
+    assert "hub" in lean.entities and not [m for m in lean.mentions if m.key == "hub"]
+    assert {m.chunk_id for m in lean.mentions if m.key == "seed"} == {"c0"}  # other entities keep theirs
+    ranked = GraphRetriever(store, cfg).rank(lean, seeds)
+    assert max(ranked, key=lambda c: ranked[c]) == "c0"
+    assert not {f"c{i + 2}" for i in range(HUB_MENTIONS)} & set(ranked)  # the hub's chunks are not reached

@@ -81,6 +81,12 @@ async def test_neighbourhood_and_mentions(store: GraphStore, tenant: str) -> Non
     assert ment.entities["beta"].degree == 2
     assert len([m for m in ment.mentions if m.key == "beta"]) == 1
     assert {m.chunk_id for m in ment.mentions if m.key == "gamma"} == {"c2"}
+    skipped = await store.mentions(tenant, ["beta", "gamma"], per_entity=1, hubs=False)
+    assert skipped.entities["beta"].degree == 2  # per_entity + 1: a hub, not counted further
+    assert not [m for m in skipped.mentions if m.key == "beta"]  # a hub keeps no mentions
+    assert {m.chunk_id for m in skipped.mentions if m.key == "gamma"} == {"c2"}  # one mention: not a hub
+    whole = await store.mentions(tenant, ["beta"], per_entity=2, hubs=False)
+    assert len(whole.mentions) == 2 and whole.entities["beta"].degree == 2
 
 
 async def test_fulltext_finds_names_by_word(store: GraphStore, tenant: str) -> None:
