@@ -50,7 +50,7 @@ async def test_hub_mentions_off_reads_no_hub_chunks(store: GraphStore, tenant: s
     await store.write(tenant, _batch())
     seeds = [Seed(key="seed", name="seed", weight=1.0, how="exact")]
     cap = HUB_MENTIONS - 1
-    read = await GraphRetriever(store, GraphConfig(mentions_per_entity=cap)).expand(tenant, seeds)
+    read = await GraphRetriever(store, GraphConfig(mentions_per_entity=cap, hub_mentions=True)).expand(tenant, seeds)
     assert len([m for m in read.mentions if m.key == "hub"]) == cap  # on: the first `cap` of the hub's chunks
     assert read.entities["hub"].degree == HUB_MENTIONS
 
