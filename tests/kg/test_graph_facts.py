@@ -10,6 +10,7 @@ from knowledge.kg import GraphStore
 from knowledge.kg.config import GraphConfig
 from knowledge.kg.facts import fact_scores, relation_words, stems
 from knowledge.kg.retrieve import GraphRetriever
+from tools.graph_search import GraphSearchTool
 
 CORPUS = [
     chunk(
@@ -60,3 +61,10 @@ async def test_fact_seeds_bring_the_next_hop_forward(store: GraphStore, indexed:
     assert ids_on.index("p-wren") < (ids_off.index("p-wren") if "p-wren" in ids_off else len(ids_off))
     assert [s.name for s in on.seeds if s.how == "fact"][:1] == ["Tomas Wren"]
     assert not any(s.how == "fact" for s in off.seeds)
+
+
+async def test_graph_search_reason_names_the_fact_seeds(store: GraphStore, indexed: str) -> None:
+    on = await GraphSearchTool(store, indexed, GraphConfig(fact_seed_weight=1.0)).search(QUESTION, k=2)
+    assert on and all(e.reason.startswith("graph: linked [Harbour Lights], via facts [Tomas Wren") for e in on)
+    off = await GraphSearchTool(store, indexed, GraphConfig()).search(QUESTION, k=2)
+    assert off and all("via facts" not in e.reason and e.reason.startswith("graph: linked [") for e in off)
