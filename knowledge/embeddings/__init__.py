@@ -42,4 +42,10 @@ def _build_inner(settings: Settings) -> Embedder:
         )
     from knowledge.embeddings.local import LocalEmbedder
 
-    return LocalEmbedder(batch_size=cfg.batch_size, query_threads=cfg.query_threads, dtype=cfg.dtype)
+    return LocalEmbedder(
+        batch_size=cfg.batch_size,
+        query_threads=cfg.query_threads,
+        dtype=cfg.dtype,
+        long_text=cfg.long_text,
+        window_overlap=cfg.window_overlap,
+    )

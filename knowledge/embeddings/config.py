@@ -30,3 +30,10 @@ class EmbeddingConfig(BaseModel):
     """Numerics of the local model. ``bfloat16`` runs it under torch's CPU autocast: ~1.5x the passages per
     second on a CPU with AVX512-BF16 (docs/bench/embedding.md), cosine to the float32 vector >= 0.9999, and much
     slower on a CPU without it. Part of the model id: changing it re-embeds on the next ingest."""
+    long_text: Literal["truncate", "mean"] = "truncate"
+    """What the local model does with a text longer than its window (256 word pieces for MiniLM; a 256-word
+    chunk of prose often is): ``truncate`` embeds the first window only (sentence-transformers' behaviour);
+    ``mean`` embeds every window (``window_overlap`` pieces shared) and keeps the normalised mean. Part of the
+    model id when ``mean``: changing it re-embeds on the next ingest. A remote model truncates on its server."""
+    window_overlap: int = 32
+    """Word pieces consecutive windows share under ``long_text = "mean"``."""

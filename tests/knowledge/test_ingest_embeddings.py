@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Sequence
@@ -12,6 +13,7 @@ import pytest
 
 from knowledge.embeddings import CachedEmbedder, Embedder, EmbeddingCache, EmbeddingError
 from knowledge.embeddings.remote import OpenAICompatibleEmbedder
+from knowledge.settings import Settings
 
 
 class _Renamed:
@@ -131,7 +133,8 @@ def test_bfloat16_warns_where_the_cpu_emulates_it(
     for native in (False, True):
         monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda native=native: native)
         monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: False)
-        model = type("Model", (), {"get_embedding_dimension": lambda self: 384})()
+        methods = {"get_embedding_dimension": lambda self: 384, "get_max_seq_length": lambda self: 256}
+        model = type("Model", (), methods)()
         monkeypatch.setattr(local, "_load_model", lambda model=model: model)
         caplog.clear()
         with caplog.at_level("WARNING", logger=local.__name__):
@@ -139,3 +142,48 @@ def test_bfloat16_warns_where_the_cpu_emulates_it(
             local.LocalEmbedder(dtype="float32")
         warned = [r.getMessage() for r in caplog.records if "bfloat16" in r.getMessage()]
         assert len(warned) == (0 if native else 1), warned
+
+
+_FILLER = " ".join(
+    f"Paragraph {i} describes the maintenance schedule of the northern pumping station." for i in range(30)
+)
+_TAIL = " The station's backup generator runs on compressed hydrogen stored in twelve blue tanks."
+
+
+def test_mean_of_windows_embeds_what_truncation_drops(embedder: Embedder) -> None:
+    from knowledge.embeddings.local import LocalEmbedder
+
+    windows = LocalEmbedder(batch_size=32, long_text="mean", window_overlap=32)
+    long_text = _FILLER + _TAIL
+    spans = windows.windows(long_text)
+    tok = windows._model.tokenizer
+    pieces = [len(tok(s, add_special_tokens=False, verbose=False)["input_ids"]) for s in spans]
+    assert len(spans) >= 2 and max(pieces) <= 254  # every window fits the model
+    assert long_text.startswith(spans[0]) and long_text.endswith(spans[-1])  # spans of the text, end to end
+    assert all(long_text.index(b) < long_text.index(a) + len(a) for a, b in itertools.pairwise(spans))
+    short = "Owls hunt mice at night."
+    assert windows.windows(short) == [short]
+    [q] = embedder.embed(["What fuel does the backup generator run on?"])
+    first, first_filler = embedder.embed([long_text, _FILLER])
+    mean, mean_filler = windows.embed([long_text, _FILLER])
+    assert _cos(first, first_filler) > 0.9999  # truncated: the tail beyond the first window changes nothing
+    assert _cos(q, mean) > _cos(q, mean_filler) + 0.02  # windows: the tail counts
+    assert math.isclose(math.sqrt(_cos(mean, mean)), 1.0, rel_tol=1e-4)
+    [a], [b] = embedder.embed([short]), windows.embed([short])
+    assert _cos(a, b) > 0.9999  # a text that fits is embedded exactly as before
+    assert windows.model_id == embedder.model_id + "+mean254o32"  # cached and indexed apart
+    with pytest.raises(EmbeddingError, match="long_text"):
+        LocalEmbedder(long_text="max")
+    with pytest.raises(EmbeddingError, match="window_overlap"):
+        LocalEmbedder(long_text="mean", window_overlap=200)
+
+
+def test_the_long_text_setting_reaches_the_local_model(settings: Settings) -> None:
+    from knowledge.embeddings import build_embedder
+    from knowledge.embeddings.config import EmbeddingConfig
+
+    plain = build_embedder(settings)
+    windows = build_embedder(
+        settings.model_copy(update={"embedding": EmbeddingConfig(long_text="mean", window_overlap=16)})
+    )
+    assert windows.model_id == plain.model_id + "+mean254o16"  # a changed setting re-embeds on the next ingest
