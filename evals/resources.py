@@ -31,6 +31,11 @@ def _merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
     merged: dict[str, Any] = {}
     for raw in reports:
         for key, value in raw.items():
+            if isinstance(value, dict):  # stage_seconds: summed per stage
+                into = merged.setdefault(key, {})
+                for stage, secs in value.items():
+                    into[stage] = into.get(stage, 0.0) + secs
+                continue
             count = len(value) if isinstance(value, list) else value
             merged[key] = merged.get(key, 0) + count if isinstance(count, int | float) else count
     return merged

@@ -29,6 +29,7 @@ same name uploaded again replaces (or leaves unchanged) the same document and no
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 import uuid
@@ -97,6 +98,20 @@ class IngestReport(BaseModel):
     """Chunks written."""
     seconds: float = 0.0
     """Wall-clock time of the call."""
+    stage_seconds: dict[str, float] = Field(default_factory=dict)
+    """Where that time went: ``load`` (reading and parsing inputs), ``prepare`` (manifest lookups, chunking),
+    ``embed``, ``sparse`` (BM25 vectors), ``vector_store`` (writes, deletes, making points live), ``manifest``,
+    ``sink:<Name>`` (each sink's upserts: ``sink:GraphSink`` is entity extraction and the graph's writes) and
+    ``finish:<Name>`` (a sink's once-per-ingest work). The rest of ``seconds`` is recovery and overhead."""
+
+    @contextlib.contextmanager
+    def timed(self, stage: str) -> Iterator[None]:
+        """Add the block's wall time to ``stage_seconds[stage]``."""
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.stage_seconds[stage] = self.stage_seconds.get(stage, 0.0) + time.perf_counter() - started
 
 
 class DocumentInfo(BaseModel):
@@ -238,12 +253,13 @@ class Ingestor:
         report = IngestReport()
         self.store.ensure_tenant(tenant, self.embedder.dim)
         self.recover(tenant)
-        for batch in self._batches(items, report, progress):
+        for batch in self._batches(_timed_items(items, report), report, progress):
             self._ingest_batch(batch, tenant, report)
             if progress:
                 progress(len(batch))
-        self._finish_sinks(tenant)
+        self._finish_sinks(tenant, report)
         report.seconds = time.perf_counter() - started
+        report.stage_seconds = {k: round(v, 3) for k, v in report.stage_seconds.items()}
         return report
 
     def _batches(
@@ -265,35 +281,44 @@ class Ingestor:
             yield batch
 
     def _ingest_batch(self, docs: list[Document], tenant: str, report: IngestReport) -> None:
-        todo = [p for p in (self._prepare(d, tenant, report) for d in docs) if p is not None]
+        with report.timed("prepare"):
+            todo = [p for p in (self._prepare(d, tenant, report) for d in docs) if p is not None]
         if not todo:
             return
         try:
-            vectors = self.embedder.embed([embedding_text(c) for p in todo for c in p.chunks])
+            with report.timed("embed"):
+                vectors = self.embedder.embed([embedding_text(c) for p in todo for c in p.chunks])
         except Exception as exc:
             report.failed.extend(IngestFailure(source=p.doc.source, error=f"embedding failed: {exc}") for p in todo)
             return
-        self.manifest.begin(
-            tenant,
-            [
-                PendingWrite(p.doc.id, p.doc.title, p.doc.source, p.version, p.point_ids, p.doc.model_dump_json())
-                for p in todo
-            ],
-        )
+        with report.timed("manifest"):
+            self.manifest.begin(
+                tenant,
+                [
+                    PendingWrite(p.doc.id, p.doc.title, p.doc.source, p.version, p.point_ids, p.doc.model_dump_json())
+                    for p in todo
+                ],
+            )
         try:
-            self.store.upsert(tenant, self._points(todo, vectors))
+            with report.timed("sparse"):
+                points = self._points(todo, vectors)
+            with report.timed("vector_store"):
+                self.store.upsert(tenant, points)
             todo = self._feed_sinks(todo, tenant, report)
             if not todo:
                 return
             replaced = [p for p in todo if p.old_point_ids is not None]
-            self.manifest.drop_committed(tenant, [p.doc.id for p in replaced])
-            self.store.delete_ids(tenant, [i for p in replaced for i in p.old_point_ids or []])
-            self.store.set_live(tenant, [i for p in todo for i in p.point_ids])
+            with report.timed("manifest"):
+                self.manifest.drop_committed(tenant, [p.doc.id for p in replaced])
+            with report.timed("vector_store"):
+                self.store.delete_ids(tenant, [i for p in replaced for i in p.old_point_ids or []])
+                self.store.set_live(tenant, [i for p in todo for i in p.point_ids])
         except VectorStoreError as exc:  # the store refuses now: put everything of this batch back, if it can
             self.recover(tenant, roll_forward=False)
             report.failed.extend(IngestFailure(source=p.doc.source, error=str(exc)) for p in todo)
             return
-        self.manifest.commit(tenant, [p.doc.id for p in todo], [len(p.chunks) for p in todo])
+        with report.timed("manifest"):
+            self.manifest.commit(tenant, [p.doc.id for p in todo], [len(p.chunks) for p in todo])
         for p in todo:
             (report.replaced if p.old_point_ids is not None else report.added).append(p.doc.id)
             report.chunks += len(p.chunks)
@@ -327,7 +352,7 @@ class Ingestor:
                 points.append(VectorPoint(id=pid, dense=next(flat), sparse=sparse, payload=payload))
         return points
 
-    def _finish_sinks(self, tenant: str) -> None:
+    def _finish_sinks(self, tenant: str, report: IngestReport) -> None:
         """Tenant-wide work a sink does once per ingest (the graph's synonym edges). It derives from what is
         committed, so a failure is logged and the documents stay: the sink keeps its work for its next ingest."""
         for sink in self.sinks:
@@ -335,7 +360,8 @@ class Ingestor:
             if finish is None:
                 continue
             try:
-                finish(tenant)
+                with report.timed(f"finish:{_stage_name(sink)}"):
+                    finish(tenant)
             except Exception as exc:  # derived data only; the documents are committed
                 log.warning("%s.finish failed for tenant %r: %s", type(sink).__name__, tenant, exc)
 
@@ -345,7 +371,8 @@ class Ingestor:
         for p in todo:
             try:
                 for sink in self.sinks:
-                    sink.upsert(tenant, p.doc, p.chunks)
+                    with report.timed(f"sink:{_stage_name(sink)}"):
+                        sink.upsert(tenant, p.doc, p.chunks)
             except Exception as exc:
                 error = f"{type(sink).__name__} failed: {exc}"
                 entry = self.manifest.get(tenant, p.doc.id)
@@ -424,3 +451,19 @@ class Ingestor:
         base = (self.cfg.bm25_k1, self.cfg.bm25_b, self.cfg.bm25_avg_len)
         # the title weight joins the key only when set, so indexes built before it existed stay current
         return base if self.cfg.bm25_title_weight == 1.0 else (*base, self.cfg.bm25_title_weight)
+
+
+def _timed_items(items: Iterable[Document | LoadError], report: IngestReport) -> Iterator[Document | LoadError]:
+    """``items`` with the time spent producing each (loading and parsing) added to ``stage_seconds["load"]``."""
+    it = iter(items)
+    while True:
+        with report.timed("load"):
+            item = next(it, None)
+        if item is None:
+            return
+        yield item
+
+
+def _stage_name(sink: object) -> str:
+    """A sink's name in ``stage_seconds``: its class name without the ``Blocking`` of a sync wrapper."""
+    return type(sink).__name__.removeprefix("Blocking")

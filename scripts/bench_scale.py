@@ -61,6 +61,7 @@ async def ingest(settings: Settings, corpus: Path) -> dict[str, Any]:
         "chunks": report.chunks,
         "failed": len(report.failed) if isinstance(report.failed, list) else report.failed,
         "index_s": round(seconds, 1),
+        "stage_seconds": {k: round(v, 1) for k, v in sorted(report.stage_seconds.items())},
         "peak_rss_mib_ingest": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "disk_mib": disk_mib(settings.data_dir),
     }

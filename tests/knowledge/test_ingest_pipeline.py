@@ -3,6 +3,7 @@ delete, sinks, bad input."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -145,3 +146,29 @@ def test_bad_inputs_are_reported_per_file_and_the_rest_is_ingested(
     assert "not valid UTF-8" in reasons["latin1.txt"] and "binary" in reasons["blob.txt"]
     assert "over the 2,000-byte limit" in reasons["huge.txt"] and "malformed JSON" in reasons["corpus.jsonl"]
     assert len(_points(store, "t1")) == 2
+
+
+class SlowSink(FinishingSink):
+    """A sink whose upserts and finish take a known time."""
+
+    def upsert(self, tenant: str, doc: Document, chunks: Sequence[Chunk]) -> None:
+        time.sleep(0.05)
+        super().upsert(tenant, doc, chunks)
+
+    def finish(self, tenant: str) -> None:
+        time.sleep(0.1)
+        super().finish(tenant)
+
+
+def test_the_report_says_where_the_time_went(settings: Settings, cached_embedder, store) -> None:  # type: ignore[no-untyped-def]
+    ing = Ingestor(settings, cached_embedder, store, sinks=[SlowSink()])
+    docs = [_doc("a", "Owls hunt mice."), _doc("b", "Voles dig burrows."), _doc("c", "Hares box in spring.")]
+    report = ing.ingest_documents(docs, "t1")
+    stages = report.stage_seconds
+    assert {"load", "prepare", "embed", "sparse", "vector_store", "manifest"} <= set(stages)
+    assert 0.15 <= stages["sink:SlowSink"] < 0.15 + 0.5  # three upserts of 50 ms, timed per sink
+    assert 0.1 <= stages["finish:SlowSink"] < 0.1 + 0.5
+    assert sum(stages.values()) <= report.seconds + 1e-3  # stages are parts of the call, never more than it
+    again = ing.ingest_documents(docs, "t1")  # nothing to do: no embedding, no sink work
+    assert "embed" not in again.stage_seconds and "sink:SlowSink" not in again.stage_seconds
+    ing.close()
