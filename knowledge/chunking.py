@@ -28,6 +28,10 @@ LONG_WORD = 24
 PIECE = 8
 CHARS_PER_TOKEN = 8
 """Default character cap of a chunk, per target token (English averages about 6 with its space)."""
+HEAD_PIECES = 32
+"""Word pieces set aside for the title and heading path that ``embedding_text`` puts above a chunk."""
+MIN_FITTED = 64
+"""The smallest target ``fitted_target`` gives (a document of very dense text still gets chunks of some length)."""
 _PARA_GAP = re.compile(r"\n[ \t\r\f\v]*\n")
 _SENT_END = re.compile(r"[.!?。！？][\"'”’)\]]*$")
 
@@ -69,6 +73,20 @@ def chunk_document(
                 )
             )
     return chunks
+
+
+def word_count(text: str) -> int:
+    """Tokens of ``text`` as the chunker counts them (words, CJK characters, pieces of long runs)."""
+    return len(_tokens(text, 0, len(text)))
+
+
+def fitted_target(words: int, pieces: int, target: int, window: int) -> int:
+    """The chunk target, in chunker tokens, at which a chunk of a document's average density (``pieces`` of the
+    embedder per ``words`` chunker tokens) fits the embedder's ``window`` below its heading; never above
+    ``target``, never below ``MIN_FITTED``."""
+    if words <= 0 or pieces <= 0:
+        return target
+    return max(MIN_FITTED, min(target, int((window - HEAD_PIECES) * words / pieces)))
 
 
 def embedding_text(chunk: Chunk) -> str:

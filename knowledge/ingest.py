@@ -40,8 +40,9 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from knowledge.chunking import CHUNKER, chunk_document, embedding_text
+from knowledge.chunking import CHUNKER, chunk_document, embedding_text, fitted_target, word_count
 from knowledge.embeddings import Embedder
+from knowledge.embeddings.base import piece_counter
 from knowledge.loaders import CORPUS_SUFFIX, LoadError, discover, iter_corpus, load_file
 from knowledge.manifest import DELETING, ManifestEntry, PendingWrite
 from knowledge.models import Chunk, Document, stable_id
@@ -153,8 +154,10 @@ class Ingestor:
         self.encoder = BM25Encoder(
             self.cfg.bm25_k1, self.cfg.bm25_b, self.cfg.bm25_avg_len, title_weight=self.cfg.bm25_title_weight
         )
+        self._fit = piece_counter(embedder) if self.cfg.fit_chunks else None
+        fit = (f"fit{self._fit.window}",) if self._fit is not None else ()  # in the key only when on: old keys hold
         self._settings_key = "|".join(
-            map(str, (embedder.model_id, self.cfg.chunk_tokens, self.cfg.chunk_overlap, *self._bm25(), CHUNKER))
+            map(str, (embedder.model_id, self.cfg.chunk_tokens, self.cfg.chunk_overlap, *self._bm25(), CHUNKER, *fit))
         )
 
     def ingest_paths(
@@ -410,7 +413,11 @@ class Ingestor:
         self.manifest.remove(tenant, doc_id)
 
     def _chunks(self, doc: Document) -> list[Chunk]:
-        return chunk_document(doc, target_tokens=self.cfg.chunk_tokens, overlap=self.cfg.chunk_overlap)
+        target = self.cfg.chunk_tokens
+        if self._fit is not None:
+            [pieces] = self._fit.count_pieces([doc.text])
+            target = fitted_target(word_count(doc.text), pieces, target, self._fit.window)
+        return chunk_document(doc, target_tokens=target, overlap=self.cfg.chunk_overlap)
 
     def _all_live(self, tenant: str, doc_id: str, ids: Sequence[str]) -> bool:
         return bool(ids) and self.store.count(tenant, live=True, doc_id=doc_id) == len(ids) == self.store.count(

@@ -82,6 +82,12 @@ class IngestConfig(BaseModel):
     """Target chunk size in (whitespace-ish) tokens."""
     chunk_overlap: float = 0.15
     """Overlap between consecutive chunks of one section, as a share of the target size."""
+    fit_chunks: bool = False
+    """Shrink a document's chunk target so that its chunks fit the local embedder's window (256 word pieces for
+    MiniLM): the target becomes ``(window - 32) * words / pieces`` of the document, never above ``chunk_tokens``.
+    Off: prose manuals lose about a third of their text to truncation (docs/bench/long_text.md). Needs an embedder
+    that counts its pieces (the local one); a remote embedder keeps ``chunk_tokens``. Part of the ingest settings
+    key when on."""
     max_file_bytes: int = 20 * 1024 * 1024
     """Files larger than this are refused with a clear error."""
     max_doc_chars: int = 5_000_000

@@ -7,7 +7,8 @@ dense and hybrid search under each variant, each in a fresh data dir, in one run
 
 - ``truncate-256``: today's default (first window only, 256-word chunks);
 - ``mean-256``: ``embedding.long_text = "mean"`` (every window embedded, normalised mean);
-- ``truncate-160`` / ``truncate-128``: smaller chunks (``ingest.chunk_tokens``) that mostly fit the window.
+- ``truncate-160`` / ``truncate-128``: smaller chunks (``ingest.chunk_tokens``) that mostly fit the window;
+- ``fit-256``: ``ingest.fit_chunks`` (each document's target shrunk to what fits the window at its density).
 
 Scores per (dataset, variant, strategy): section@1/3/5 (share of questions whose gold section holds one of
 k results, one search at each k) where questions name sections, Recall@5 where they name passages, plus chunks
@@ -42,6 +43,7 @@ VARIANTS: dict[str, dict[str, str]] = {
     "mean-256": {"WAYPOINT_EMBEDDING_LONG_TEXT": "mean"},
     "truncate-160": {"WAYPOINT_INGEST_CHUNK_TOKENS": "160"},
     "truncate-128": {"WAYPOINT_INGEST_CHUNK_TOKENS": "128"},
+    "fit-256": {"WAYPOINT_INGEST_FIT_CHUNKS": "true"},
 }
 STRATEGIES = ("dense", "hybrid")
 KS = (1, 3, 5)
@@ -74,28 +76,31 @@ def resolve(name: str, tmp: Path) -> tuple[str, str]:
     return (path.name, str(path)) if path.is_dir() else (name, name)
 
 
-def truncation(dataset_arg: str, chunk_tokens: int) -> dict[str, Any]:
-    """Pieces per chunk as MiniLM's tokenizer counts them, for the texts ingestion embeds at ``chunk_tokens``."""
+def truncation(dataset_arg: str, variant: str) -> dict[str, Any]:
+    """Pieces per chunk as MiniLM's tokenizer counts them, for the texts ingestion embeds under ``variant``."""
     from evals.datasets import load_dataset
     from evals.documents import load_documents
-    from knowledge.chunking import chunk_document, embedding_text
-    from knowledge.embeddings.local import _load_model
+    from knowledge.chunking import chunk_document, embedding_text, fitted_target, word_count
+    from knowledge.embeddings.local import LocalEmbedder
     from knowledge.loaders.jsonl import iter_corpus
     from knowledge.settings import IngestConfig
 
-    model = _load_model()
-    window = int(model.get_max_seq_length()) - 2
-    cfg = IngestConfig(chunk_tokens=chunk_tokens)
+    model = LocalEmbedder()
+    env = VARIANTS[variant]
+    cfg = IngestConfig(chunk_tokens=int(env.get("WAYPOINT_INGEST_CHUNK_TOKENS", 256)))
     data = load_dataset(dataset_arg)
     docs = list(iter_corpus(data.corpus_path, cfg.max_doc_chars)) if data.corpus_path else []
     docs += load_documents(data, cfg) if data.doc_files else []
-    texts = [
-        embedding_text(c)
-        for d in docs
-        if not isinstance(d, Exception)
-        for c in chunk_document(d, target_tokens=chunk_tokens, overlap=cfg.chunk_overlap)
-    ]
-    counts = [len(model.tokenizer(t, add_special_tokens=False, verbose=False)["input_ids"]) for t in texts]
+    texts = []
+    for d in docs:
+        if isinstance(d, Exception):
+            continue
+        target = cfg.chunk_tokens
+        if "WAYPOINT_INGEST_FIT_CHUNKS" in env:
+            target = fitted_target(word_count(d.text), model.count_pieces([d.text])[0], target, model.window)
+        texts += [embedding_text(c) for c in chunk_document(d, target_tokens=target, overlap=cfg.chunk_overlap)]
+    counts = model.count_pieces(texts)
+    window = model.window
     lost = sum(max(c - window, 0) for c in counts)
     return {
         "chunks": len(counts),
@@ -152,8 +157,8 @@ def main() -> None:
         for name in args.dataset:
             label, arg = resolve(name, Path(tmp))
             entry: dict[str, Any] = {"truncation": {}, "runs": {}}
-            for size in sorted({int(VARIANTS[v].get("WAYPOINT_INGEST_CHUNK_TOKENS", 256)) for v in variants}):
-                entry["truncation"][str(size)] = truncation(arg, size)
+            for variant in variants:
+                entry["truncation"][variant] = truncation(arg, variant)
             for variant in variants:
                 out = args.work / label / variant
                 walls = [run_eval(arg, variant, out, k) for k in KS]  # the first one ingests
@@ -181,8 +186,7 @@ def table(results: dict[str, Any]) -> str:
     ]
     for label, entry in results["datasets"].items():
         for variant, run in entry["runs"].items():
-            size = VARIANTS[variant].get("WAYPOINT_INGEST_CHUNK_TOKENS", "256")
-            t = entry["truncation"][str(size)]
+            t = entry["truncation"][variant]
             trunc = "0 (windows)" if variant.startswith("mean") else f"{100 * t['truncated_share']:.1f} %"
             lost = "0" if variant.startswith("mean") else f"{100 * t['pieces_lost_share']:.1f} %"
             for s in STRATEGIES:

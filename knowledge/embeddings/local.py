@@ -46,7 +46,7 @@ class LocalEmbedder:
                 "embedding.dtype = bfloat16 on a CPU without AVX512-BF16 or AMX: torch emulates it, about 5x slower "
                 "than float32 here (docs/bench/embedding.md); set embedding.dtype = float32 on this machine"
             )
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # reentrant: embed() reads windows(); HF tokenizers are not thread-safe
         self._model = _load_model()
         self._batch_threads = _torch_threads()
         self._dim = int(self._model.get_embedding_dimension())
@@ -77,11 +77,25 @@ class LocalEmbedder:
             vectors = self._mean_of_windows(texts) if self._long_text == "mean" else self._encode(list(texts))
         return [[float(x) for x in row] for row in vectors]
 
+    @property
+    def window(self) -> int:
+        """Word pieces of text the model reads: 254 for MiniLM (256 less [CLS] and [SEP])."""
+        return self._window
+
+    def count_pieces(self, texts: Sequence[str]) -> list[int]:
+        """MiniLM word pieces of each text (no special tokens, nothing truncated)."""
+        if not texts:
+            return []
+        with self._lock:
+            ids = self._model.tokenizer(list(texts), add_special_tokens=False, truncation=False, verbose=False)
+        return [len(row) for row in ids["input_ids"]]
+
     def windows(self, text: str) -> list[str]:
         """The spans of ``text`` embedded under ``long_text="mean"``: the text itself when it fits the model."""
-        offsets = self._model.tokenizer(
-            text, add_special_tokens=False, return_offsets_mapping=True, truncation=False, verbose=False
-        )["offset_mapping"]
+        with self._lock:
+            offsets = self._model.tokenizer(
+                text, add_special_tokens=False, return_offsets_mapping=True, truncation=False, verbose=False
+            )["offset_mapping"]
         if len(offsets) <= self._window:
             return [text]
         step = self._window - self._overlap

@@ -158,3 +158,12 @@ def test_ordinary_text_chunks_as_before_the_character_cap() -> None:
     capped = chunk_document(doc, target_tokens=100, overlap=0.15)
     assert all(len(c.text.split()) <= 100 for c in capped)
     assert capped == chunk_document(doc, target_tokens=100, overlap=0.15, max_chars=10**9)
+
+
+def test_fitted_target_shrinks_dense_text_to_the_window() -> None:
+    from knowledge.chunking import HEAD_PIECES, MIN_FITTED, fitted_target
+
+    assert fitted_target(1000, 1500, 256, 254) == int((254 - HEAD_PIECES) / 1.5)  # 1.5 pieces a word: 148 words
+    assert fitted_target(1000, 800, 256, 254) == 256  # sparse text: never above the configured target
+    assert fitted_target(1000, 9000, 256, 254) == MIN_FITTED  # a wall of symbols still gets real chunks
+    assert fitted_target(0, 0, 256, 254) == 256  # nothing to measure: the target stands

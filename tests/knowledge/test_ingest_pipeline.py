@@ -172,3 +172,30 @@ def test_the_report_says_where_the_time_went(settings: Settings, cached_embedder
     again = ing.ingest_documents(docs, "t1")  # nothing to do: no embedding, no sink work
     assert "embed" not in again.stage_seconds and "sink:SlowSink" not in again.stage_seconds
     ing.close()
+
+
+def test_fit_chunks_makes_prose_fit_the_embedder_and_re_ingests_when_turned_on(
+    settings: Settings, cached_embedder, store
+) -> None:  # type: ignore[no-untyped-def]
+    from knowledge.chunking import embedding_text
+
+    prose = "\n\n".join(
+        f"Section {i}: the configuration parameter log_rotation_age (an integer, in minutes) sets the maximum "
+        f"lifetime of an individual log file; after this many minutes have elapsed, a new log file is created."
+        for i in range(30)
+    )
+    doc = _doc("manual", prose, title="Error Reporting and Logging")
+    plain = Ingestor(settings, cached_embedder, store)
+    first = plain.ingest_documents([doc], "t1")
+    fit_settings = settings.model_copy(update={"ingest": settings.ingest.model_copy(update={"fit_chunks": True})})
+    fitted = Ingestor(fit_settings, cached_embedder, store)
+    again = fitted.ingest_documents([doc], "t1")
+    assert first.added == ["manual"] and again.replaced == ["manual"]  # the setting is in the version key
+    model = cached_embedder.inner
+    texts = [v["text"] for v in _points(store, "t1").values()]
+    assert len(texts) == again.chunks > first.chunks
+    heads = [embedding_text(c) for c in fitted._chunks(doc)]
+    assert max(model.count_pieces(heads)) <= model.window  # every chunk, heading included, is read whole
+    assert max(model.count_pieces([embedding_text(c) for c in plain._chunks(doc)])) > model.window
+    plain.close()
+    fitted.close()
