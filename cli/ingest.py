@@ -127,9 +127,9 @@ def _show(console: Console, report: IngestReport) -> None:
         f"{report.chunks / report.seconds:.1f}" if report.seconds > 0 else "-",
     )
     console.print(table)
-    if report.stage_seconds and report.seconds > 0:
-        stages = sorted(report.stage_seconds.items(), key=lambda kv: -kv[1])
-        parts = [f"{name} {secs:.1f} s ({100 * secs / report.seconds:.0f} %)" for name, secs in stages if secs >= 0.05]
+    stages = sorted(report.stage_seconds.items(), key=lambda kv: -kv[1])
+    parts = [f"{name} {secs:.1f} s ({100 * secs / report.seconds:.0f} %)" for name, secs in stages if secs >= 0.05]
+    if parts:
         console.print("[dim]time by stage: " + ", ".join(parts) + "[/dim]", highlight=False)
     for failure in report.failed:
         console.print(f"[red]failed[/red] {failure.source}: {failure.error}", highlight=False)

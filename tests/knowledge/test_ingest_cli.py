@@ -26,6 +26,7 @@ def test_ingest_then_search(
     result = runner.invoke(app, ["ingest", "--corpus", str(corpus_path), "--tenant", "cli"])
     assert result.exit_code == 0, result.output
     assert "24" in result.output
+    assert "time by stage: " in result.output and "embed" in result.output  # where the seconds went
 
     result = runner.invoke(app, ["ingest", str(docs), "--tenant", "cli"])
     assert result.exit_code == 0, result.output
