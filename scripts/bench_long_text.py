@@ -110,12 +110,12 @@ def truncation(dataset_arg: str, variant: str) -> dict[str, Any]:
     }
 
 
-def run_eval(dataset_arg: str, variant: str, out: Path, k: int) -> float:
+def run_eval(dataset_arg: str, variant: str, out: Path, k: int, strategies: tuple[str, ...] = STRATEGIES) -> float:
     """One retrieval-only eval of dense and hybrid at ``k`` in the variant's data dir (ingested by the first run);
     wall seconds."""
     env = {**os.environ, **VARIANTS[variant], "WAYPOINT_DATA_DIR": str(out / "data")}
     cmd = [str(ROOT / ".venv/bin/waypoint"), "eval", "--dataset", dataset_arg, "--retrieval-only", "--k", str(k)]
-    for s in STRATEGIES:
+    for s in strategies:
         cmd += ["--strategy", s]
     cmd += ["--out", str(out / f"eval-k{k}")]
     t0 = time.perf_counter()
@@ -143,14 +143,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dataset", action="append", required=True)
     ap.add_argument("--variant", action="append", choices=sorted(VARIANTS))
+    ap.add_argument("--strategy", action="append", help=f"Retrieval strategies (default: {', '.join(STRATEGIES)}).")
     ap.add_argument("--work", type=Path, default=ROOT / ".waypoint/bench/long_text")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
     variants = args.variant or list(VARIANTS)
+    strategies = tuple(args.strategy or STRATEGIES)
     shutil.rmtree(args.work, ignore_errors=True)
     results: dict[str, Any] = {
         "provenance": {"git": git_state(), "machine": machine_state()},
         "variants": {v: VARIANTS[v] for v in variants},
+        "strategies": list(strategies),
         "datasets": {},
     }
     with tempfile.TemporaryDirectory() as tmp:
@@ -161,8 +164,8 @@ def main() -> None:
                 entry["truncation"][variant] = truncation(arg, variant)
             for variant in variants:
                 out = args.work / label / variant
-                walls = [run_eval(arg, variant, out, k) for k in KS]  # the first one ingests
-                runs = {s: scores(out, s) for s in STRATEGIES}
+                walls = [run_eval(arg, variant, out, k, strategies) for k in KS]  # the first one ingests
+                runs = {s: scores(out, s) for s in strategies}
                 entry["runs"][variant] = {"ingest_and_eval_s": round(walls[0], 1), **runs}
                 print(label, variant, json.dumps(entry["runs"][variant]), flush=True)
             results["datasets"][label] = entry
@@ -189,7 +192,7 @@ def table(results: dict[str, Any]) -> str:
             t = entry["truncation"][variant]
             trunc = "0 (windows)" if variant.startswith("mean") else f"{100 * t['truncated_share']:.1f} %"
             lost = "0" if variant.startswith("mean") else f"{100 * t['pieces_lost_share']:.1f} %"
-            for s in STRATEGIES:
+            for s in results["strategies"]:
                 r = run[s]
                 lines.append(
                     f"| {label} | {variant} | {t['chunks']:,} | {trunc} | {lost} | {s} | {r.get('section@1', '–')} | "
