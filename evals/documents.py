@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from evals.datasets import Dataset, Passage
 from evals.errors import DatasetError
 from evals.metrics import norm_path
-from knowledge.chunking import chunk_document
+from knowledge.chunking import fitted_chunks
+from knowledge.embeddings.base import PieceCounter
 from knowledge.loaders import LoadError, load_file
 from knowledge.models import Document
 from knowledge.settings import IngestConfig, TreeConfig
@@ -28,11 +29,13 @@ def load_documents(dataset: Dataset, cfg: IngestConfig) -> list[Document]:
     return docs
 
 
-def doc_passages(docs: Sequence[Document], cfg: IngestConfig) -> list[Passage]:
-    """The documents' chunks (as ingestion cuts them) as passages with their section paths, for in-memory BM25."""
+def doc_passages(docs: Sequence[Document], cfg: IngestConfig, counter: PieceCounter | None = None) -> list[Passage]:
+    """The documents' chunks (as ingestion cuts them: give the embedder's ``counter`` when ``cfg.fit_chunks``) as
+    passages with their section paths, for in-memory BM25."""
     passages = []
+    fit = counter if cfg.fit_chunks else None
     for doc in docs:
-        for chunk in chunk_document(doc, target_tokens=cfg.chunk_tokens, overlap=cfg.chunk_overlap):
+        for chunk in fitted_chunks(doc, target_tokens=cfg.chunk_tokens, overlap=cfg.chunk_overlap, counter=fit):
             head = " > ".join(chunk.section_path)
             text = f"{head}\n{chunk.text}" if head else chunk.text
             passages.append(Passage(id=doc.id, title=doc.title, text=text, section_path=list(chunk.section_path)))

@@ -16,8 +16,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from knowledge.models import Chunk, Document, stable_id
+
+if TYPE_CHECKING:
+    from knowledge.embeddings.base import PieceCounter
 
 _CJK = "\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
 _WORD = re.compile(rf"[{_CJK}]|[^\s{_CJK}]+")
@@ -87,6 +91,15 @@ def fitted_target(words: int, pieces: int, target: int, window: int) -> int:
     if words <= 0 or pieces <= 0:
         return target
     return max(MIN_FITTED, min(target, int((window - HEAD_PIECES) * words / pieces)))
+
+
+def fitted_chunks(doc: Document, *, target_tokens: int, overlap: float, counter: PieceCounter | None) -> list[Chunk]:
+    """``chunk_document`` at the target the embedder's window holds at this document's density
+    (``fitted_target``); at ``target_tokens`` when there is no ``counter``."""
+    if counter is not None:
+        [pieces] = counter.count_pieces([doc.text])
+        target_tokens = fitted_target(word_count(doc.text), pieces, target_tokens, counter.window)
+    return chunk_document(doc, target_tokens=target_tokens, overlap=overlap)
 
 
 def embedding_text(chunk: Chunk) -> str:

@@ -40,7 +40,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from knowledge.chunking import CHUNKER, chunk_document, embedding_text, fitted_target, word_count
+from knowledge.chunking import CHUNKER, embedding_text, fitted_chunks
 from knowledge.embeddings import Embedder
 from knowledge.embeddings.base import piece_counter
 from knowledge.loaders import CORPUS_SUFFIX, LoadError, discover, iter_corpus, load_file
@@ -413,11 +413,8 @@ class Ingestor:
         self.manifest.remove(tenant, doc_id)
 
     def _chunks(self, doc: Document) -> list[Chunk]:
-        target = self.cfg.chunk_tokens
-        if self._fit is not None:
-            [pieces] = self._fit.count_pieces([doc.text])
-            target = fitted_target(word_count(doc.text), pieces, target, self._fit.window)
-        return chunk_document(doc, target_tokens=target, overlap=self.cfg.chunk_overlap)
+        cfg = self.cfg
+        return fitted_chunks(doc, target_tokens=cfg.chunk_tokens, overlap=cfg.chunk_overlap, counter=self._fit)
 
     def _all_live(self, tenant: str, doc_id: str, ids: Sequence[str]) -> bool:
         return bool(ids) and self.store.count(tenant, live=True, doc_id=doc_id) == len(ids) == self.store.count(

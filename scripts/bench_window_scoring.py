@@ -3,7 +3,8 @@
 ``embedding.long_text = "mean"`` (built) ranks the gold section first more often on manuals but no more of them in
 the top 5 (``long_text.md``). MaxP - a chunk scores as its best window, as Qdrant's multivector ``MAX_SIM`` would
 store it - needs a schema change; this measures whether it would pay before building it. Exact search in numpy
-over the same chunks and texts ingestion embeds (default chunking), MiniLM for every variant:
+over the chunks ingestion made before ``ingest.fit_chunks`` (256 words) and their embedded texts, MiniLM for
+every variant:
 
 - ``first``: the first window only (today's default);
 - ``mean``: the length-weighted mean of the windows, normalised (``long_text = "mean"``);

@@ -1,9 +1,10 @@
 """Embedder work per passage along a corpus: MiniLM word pieces of what ingestion embeds, slice by slice.
 
 The 100k scale ingest slowed from 50.2 to 41.8 passages/s (``docs/bench/scale.md``). This counts, per slice of
-the corpus file in order, the chunks ingestion makes, the word pieces of their embedding texts (capped at the
-model's window, as the model reads them, and uncapped) and the share of chunks the window truncates: a rate
-in passages/s is only comparable between slices that cost the embedder the same.
+the corpus file in order, the chunks ingestion makes at 256 words (``ingest.fit_chunks`` off, as the measured
+ingests ran), the word pieces of their embedding texts (capped at the model's window, as the model reads them,
+and uncapped) and the share of chunks the window truncates: a rate in passages/s is only comparable between
+slices that cost the embedder the same.
 
     .venv/bin/python scripts/corpus_pieces.py .waypoint/scale/corpus-100000.jsonl --slice 5000 \
         --out docs/bench/corpus_pieces.json

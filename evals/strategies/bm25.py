@@ -15,6 +15,7 @@ from evals.documents import doc_passages, load_documents
 from evals.records import Outcome
 from evals.strategies.base import Strategy, StrategyContext, register_strategy
 from evals.strategies.reader import Reader
+from knowledge.embeddings.base import piece_counter
 
 _WORD = re.compile(r"\w+")
 
@@ -84,7 +85,8 @@ async def _factory(ctx: StrategyContext) -> Strategy:
         reader = Reader(deps.llm)
     passages = list(ctx.dataset.corpus)
     if ctx.dataset.doc_files:  # documents are searched as ingestion chunks them, each with its section path
-        passages += doc_passages(load_documents(ctx.dataset, ctx.settings.ingest), ctx.settings.ingest)
+        counter = piece_counter((await ctx.resources.services()).embedder) if ctx.settings.ingest.fit_chunks else None
+        passages += doc_passages(load_documents(ctx.dataset, ctx.settings.ingest), ctx.settings.ingest, counter)
     return BM25Strategy(BM25Index(passages), k=ctx.k, reader=reader)
 
 

@@ -174,7 +174,7 @@ def test_the_report_says_where_the_time_went(settings: Settings, cached_embedder
     ing.close()
 
 
-def test_fit_chunks_makes_prose_fit_the_embedder_and_re_ingests_when_turned_on(
+def test_fit_chunks_makes_prose_fit_the_embedder_and_re_ingests_when_toggled(
     settings: Settings, cached_embedder, store
 ) -> None:  # type: ignore[no-untyped-def]
     from knowledge.chunking import embedding_text
@@ -185,10 +185,14 @@ def test_fit_chunks_makes_prose_fit_the_embedder_and_re_ingests_when_turned_on(
         for i in range(30)
     )
     doc = _doc("manual", prose, title="Error Reporting and Logging")
-    plain = Ingestor(settings, cached_embedder, store)
+
+    def fit(on: bool) -> Settings:
+        return settings.model_copy(update={"ingest": settings.ingest.model_copy(update={"fit_chunks": on})})
+
+    assert settings.ingest.fit_chunks  # the default
+    plain = Ingestor(fit(False), cached_embedder, store)
     first = plain.ingest_documents([doc], "t1")
-    fit_settings = settings.model_copy(update={"ingest": settings.ingest.model_copy(update={"fit_chunks": True})})
-    fitted = Ingestor(fit_settings, cached_embedder, store)
+    fitted = Ingestor(fit(True), cached_embedder, store)
     again = fitted.ingest_documents([doc], "t1")
     assert first.added == ["manual"] and again.replaced == ["manual"]  # the setting is in the version key
     model = cached_embedder.inner
