@@ -356,3 +356,20 @@ def test_the_shipped_mixed_set_loads_and_every_gold_path_is_in_its_tree() -> Non
     assert all(q.expects_not_found for q in ds.questions if q.type == "absent")
     assert all(len(q.gold_sections) == 2 for q in ds.questions if q.type == "two_docs")
     check_gold_paths(ds, load_documents(ds, IngestConfig()), TreeConfig())  # loaders / tree builder still agree
+
+
+def test_bm25_cuts_documents_as_ingestion_does_when_chunks_are_fitted() -> None:
+    from knowledge.chunking import chunk_document, fitted_chunks
+    from knowledge.embeddings.local import LocalEmbedder
+    from knowledge.models import Document
+
+    model = LocalEmbedder(batch_size=8)
+    words = " ".join(f"pg_stat_statements.track_utility{i} (boolean) controls tracking;" for i in range(120))
+    doc = Document(id="m.md", title="Manual", text=words, source="m.md")
+    cfg = IngestConfig()
+    fitted = fitted_chunks(doc, target_tokens=cfg.chunk_tokens, overlap=cfg.chunk_overlap, counter=model)
+    plain = chunk_document(doc, target_tokens=cfg.chunk_tokens, overlap=cfg.chunk_overlap)
+    assert len(fitted) > len(plain)  # dense text: smaller chunks
+    assert [p.text.split("\n", 1)[-1] for p in doc_passages([doc], cfg, model)] == [c.text for c in fitted]
+    off = cfg.model_copy(update={"fit_chunks": False})
+    assert [p.text.split("\n", 1)[-1] for p in doc_passages([doc], off, model)] == [c.text for c in plain]
