@@ -23,6 +23,7 @@ and ingest seconds. ``--dataset`` takes a folder in eval format, a built-in name
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import shutil
@@ -80,31 +81,43 @@ def resolve(name: str, tmp: Path) -> tuple[str, str]:
     return (path.name, str(path)) if path.is_dir() else (name, name)
 
 
-def truncation(dataset_arg: str, variant: str) -> dict[str, Any]:
-    """Pieces per chunk as MiniLM's tokenizer counts them, for the texts ingestion embeds under ``variant``."""
+@functools.cache
+def model() -> Any:
+    """The packaged MiniLM, loaded once per process (it counts the pieces)."""
+    from knowledge.embeddings.local import LocalEmbedder
+
+    return LocalEmbedder()
+
+
+def dataset_documents(dataset_arg: str) -> tuple[Any, list[Any]]:
+    """The dataset and every document ingestion reads from it: corpus passages, then ``docs/`` files."""
     from evals.datasets import load_dataset
     from evals.documents import load_documents
-    from knowledge.chunking import chunk_document, embedding_text, fitted_target, word_count
-    from knowledge.embeddings.local import LocalEmbedder
     from knowledge.loaders.jsonl import iter_corpus
     from knowledge.settings import IngestConfig
 
-    model = LocalEmbedder()
-    env = VARIANTS[variant]
-    cfg = IngestConfig(chunk_tokens=int(env.get("WAYPOINT_INGEST_CHUNK_TOKENS", 256)))
+    cfg = IngestConfig()
     data = load_dataset(dataset_arg)
     docs = list(iter_corpus(data.corpus_path, cfg.max_doc_chars)) if data.corpus_path else []
     docs += load_documents(data, cfg) if data.doc_files else []
-    texts = []
-    for d in docs:
-        if isinstance(d, Exception):
-            continue
-        target = cfg.chunk_tokens
-        if env.get("WAYPOINT_INGEST_FIT_CHUNKS") == "true":
-            target = fitted_target(word_count(d.text), model.count_pieces([d.text])[0], target, model.window)
-        texts += [embedding_text(c) for c in chunk_document(d, target_tokens=target, overlap=cfg.chunk_overlap)]
-    counts = model.count_pieces(texts)
-    window = model.window
+    return data, [d for d in docs if not isinstance(d, Exception)]
+
+
+def truncation(dataset_arg: str, variant: str) -> dict[str, Any]:
+    """Pieces per chunk as MiniLM's tokenizer counts them, for the texts ingestion embeds under ``variant``."""
+    from knowledge.chunking import embedding_text, fitted_chunks
+    from knowledge.settings import IngestConfig
+
+    env = VARIANTS[variant]
+    cfg = IngestConfig(chunk_tokens=int(env.get("WAYPOINT_INGEST_CHUNK_TOKENS", 256)))
+    counter = model() if env.get("WAYPOINT_INGEST_FIT_CHUNKS") == "true" else None
+    texts = [
+        embedding_text(c)
+        for d in dataset_documents(dataset_arg)[1]
+        for c in fitted_chunks(d, target_tokens=cfg.chunk_tokens, overlap=cfg.chunk_overlap, counter=counter)
+    ]
+    counts = model().count_pieces(texts)
+    window = model().window
     lost = sum(max(c - window, 0) for c in counts)
     return {
         "chunks": len(counts),

@@ -34,16 +34,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from bench_long_text import resolve  # noqa: E402
+from bench_long_text import dataset_documents, resolve  # noqa: E402
 
-from evals.datasets import Passage, load_dataset  # noqa: E402
-from evals.documents import load_documents  # noqa: E402
+from evals.datasets import Passage  # noqa: E402
 from evals.metrics import in_section, recall_at_k  # noqa: E402
 from evals.provenance import git_state, machine_state  # noqa: E402
 from evals.strategies.bm25 import BM25Index  # noqa: E402
 from knowledge.chunking import chunk_document, embedding_text  # noqa: E402
 from knowledge.embeddings.local import LocalEmbedder  # noqa: E402
-from knowledge.loaders.jsonl import iter_corpus  # noqa: E402
 from knowledge.settings import IngestConfig  # noqa: E402
 from knowledge.vector_store.base import Hit  # noqa: E402
 from knowledge.vector_store.config import QdrantConfig  # noqa: E402
@@ -54,17 +52,14 @@ KS = (1, 3, 5)
 
 
 def chunks(dataset_arg: str) -> tuple[Any, list[tuple[str, list[str], str]]]:
-    """The dataset and its chunks as ingestion cuts them: (document id, section path, embedded text)."""
+    """The dataset and its 256-word chunks: (document id, section path, embedded text)."""
     cfg = IngestConfig()
-    data = load_dataset(dataset_arg)
-    docs = list(iter_corpus(data.corpus_path, cfg.max_doc_chars)) if data.corpus_path else []
-    docs += load_documents(data, cfg) if data.doc_files else []
-    out = []
-    for d in docs:
-        if isinstance(d, Exception):
-            continue
-        for c in chunk_document(d, target_tokens=cfg.chunk_tokens, overlap=cfg.chunk_overlap):
-            out.append((d.id, list(c.section_path), embedding_text(c)))
+    data, docs = dataset_documents(dataset_arg)
+    out = [
+        (d.id, list(c.section_path), embedding_text(c))
+        for d in docs
+        for c in chunk_document(d, target_tokens=cfg.chunk_tokens, overlap=cfg.chunk_overlap)
+    ]
     return data, out
 
 

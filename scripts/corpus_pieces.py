@@ -25,15 +25,15 @@ sys.path.insert(0, str(ROOT))
 
 from evals.provenance import git_state, machine_state  # noqa: E402
 from knowledge.chunking import chunk_document, embedding_text  # noqa: E402
-from knowledge.embeddings.local import _load_model  # noqa: E402
+from knowledge.embeddings.local import LocalEmbedder  # noqa: E402
 from knowledge.loaders.jsonl import iter_corpus  # noqa: E402
 from knowledge.settings import IngestConfig  # noqa: E402
 
 
 def count(corpus: Path, slice_size: int) -> list[dict[str, Any]]:
     """One row per ``slice_size`` passages, in file order."""
-    model = _load_model()
-    window = int(model.get_max_seq_length()) - 2
+    model = LocalEmbedder()
+    window = model.window
     cfg = IngestConfig()
     rows: list[dict[str, Any]] = []
     row: dict[str, Any] = {}
@@ -46,11 +46,11 @@ def count(corpus: Path, slice_size: int) -> list[dict[str, Any]]:
             continue
         chunks = chunk_document(doc, target_tokens=cfg.chunk_tokens, overlap=cfg.chunk_overlap)
         texts = [embedding_text(c) for c in chunks]
-        for ids in model.tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"] if texts else []:
+        for n in model.count_pieces(texts):
             row["chunks"] += 1
-            row["pieces"] += len(ids)
-            row["pieces_read"] += min(len(ids), window)
-            row["truncated"] += len(ids) > window
+            row["pieces"] += n
+            row["pieces_read"] += min(n, window)
+            row["truncated"] += n > window
     for r in rows:
         r["pieces_read_per_passage"] = round(r["pieces_read"] / r["passages"], 1)
         r["truncated_share"] = round(r["truncated"] / max(r["chunks"], 1), 3)

@@ -84,18 +84,11 @@ class LocalEmbedder:
 
     def count_pieces(self, texts: Sequence[str]) -> list[int]:
         """MiniLM word pieces of each text (no special tokens, nothing truncated)."""
-        if not texts:
-            return []
-        with self._lock:
-            ids = self._model.tokenizer(list(texts), add_special_tokens=False, truncation=False, verbose=False)
-        return [len(row) for row in ids["input_ids"]]
+        return [len(row) for row in self._tokenize(texts)["input_ids"]] if texts else []
 
     def windows(self, text: str) -> list[str]:
         """The spans of ``text`` embedded under ``long_text="mean"``: the text itself when it fits the model."""
-        with self._lock:
-            offsets = self._model.tokenizer(
-                text, add_special_tokens=False, return_offsets_mapping=True, truncation=False, verbose=False
-            )["offset_mapping"]
+        offsets = self._tokenize([text], offsets=True)["offset_mapping"][0]
         if len(offsets) <= self._window:
             return [text]
         step = self._window - self._overlap
@@ -124,6 +117,14 @@ class LocalEmbedder:
         np.add.at(summed, np.array(owner), vectors * weights)
         norms = np.linalg.norm(summed, axis=1, keepdims=True)
         return summed / np.where(norms > 0, norms, 1.0)
+
+    def _tokenize(self, texts: Sequence[str], *, offsets: bool = False) -> Any:
+        """The model's word pieces of ``texts``: no special tokens, nothing truncated (the lock: HF tokenizers are
+        not safe to share between threads)."""
+        with self._lock:
+            return self._model.tokenizer(
+                list(texts), add_special_tokens=False, truncation=False, verbose=False, return_offsets_mapping=offsets
+            )
 
     def _encode(self, texts: list[str]) -> Any:
         return self._model.encode(
