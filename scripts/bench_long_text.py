@@ -168,7 +168,7 @@ def main() -> None:
     strategies = tuple(args.strategy or STRATEGIES)
     shutil.rmtree(args.work, ignore_errors=True)
     results: dict[str, Any] = {
-        "provenance": {"git": git_state(), "machine": machine_state()},
+        "provenance": {"git": git_state(), "machine": machine_state(), "model": model().model_id},
         "variants": {v: VARIANTS[v] for v in variants},
         "strategies": list(strategies),
         "datasets": {},

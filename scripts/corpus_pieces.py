@@ -68,7 +68,12 @@ def main() -> None:
     total = {k: sum(r[k] for r in rows) for k in ("passages", "chunks", "pieces", "pieces_read", "truncated")}
     first = rows[0]
     result = {
-        "provenance": {"git": git_state(), "machine": machine_state(), "seconds": round(time.perf_counter() - t0, 1)},
+        "provenance": {
+            "git": git_state(),
+            "machine": machine_state(),
+            "model": LocalEmbedder().model_id,
+            "seconds": round(time.perf_counter() - t0, 1),
+        },
         "corpus": {"path": str(args.corpus), "sha256": hashlib.sha256(args.corpus.read_bytes()).hexdigest()},
         "slice": args.slice,
         "total": {**total, "pieces_read_per_passage": round(total["pieces_read"] / total["passages"], 1)},

@@ -114,7 +114,12 @@ def main() -> None:
     result: dict[str, Any] = {
         "provenance": {"git": git_state(), "machine": machine_state(), "started": time.strftime("%FT%T%z")},
         "corpus": {"path": str(args.corpus), "sha256": hashlib.sha256(args.corpus.read_bytes()).hexdigest()},
-        "config": {"embedding_dtype": args.dtype, "engine": settings.qdrant.engine, "slice": args.slice},
+        "config": {
+            "embedding_dtype": args.dtype,
+            "engine": settings.qdrant.engine,
+            "slice": args.slice,
+            "ingest": settings.ingest.model_dump(mode="json"),
+        },
         "slices": [],
     }
     try:
