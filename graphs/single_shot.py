@@ -54,11 +54,20 @@ def first_search_tools(deps: Deps, request: RunRequest) -> list[str]:
 
 
 async def first_search(deps: Deps, question: str, *, k: int | None = None) -> list[Evidence]:
+    """The agent's first search of ``question`` (``first_search_with_tools`` without the tools that ran)."""
+    found, _ = await first_search_with_tools(deps, question, k=k)
+    return found
+
+
+async def first_search_with_tools(
+    deps: Deps, question: str, *, k: int | None = None
+) -> tuple[list[Evidence], list[str]]:
     """The agent's first search of ``question`` and nothing else (no LLM call): its retrieve node over the
     first-call tools, each ``fusion_depth`` deep, fused by reciprocal rank into ``k`` (default ``agent.top_k``).
 
     The fusion ranks every candidate before it cuts, so the top ``top_k`` of a deeper ``k`` are exactly the
-    agent's first search (the eval's retrieval-only ``fused`` strategy scores Recall@10 from one call).
+    agent's first search (the eval's retrieval-only ``fused`` strategy scores Recall@10 from one call). Also
+    returns the tools that ran (a section lookup asks the vector search alone, ``agent.sections_by_vector``).
     """
     agent = deps.settings.agent
     if k is not None and k != agent.top_k:
@@ -69,7 +78,8 @@ async def first_search(deps: Deps, question: str, *, k: int | None = None) -> li
     meter = Meter(
         {"steps": 0, "llm_calls": 0, "prompt_tokens": 0, "cached_tokens": 0, "completion_tokens": 0}, lambda _e: None
     )
-    return await _first_search(make_kit(deps, planning=False), state, tools, meter)
+    found = await _first_search(make_kit(deps, planning=False), state, tools, meter)
+    return found, list(state["plan"][0]["tools_tried"])
 
 
 async def stream_single_shot_fused(deps: Deps, request: RunRequest) -> AsyncIterator[Envelope]:
@@ -141,6 +151,7 @@ async def _first_search(kit: Kit, state: AgentState, tools: list[str], meter: Me
     state["plan"] = [new_subquestion(question)]
     state["route"] = {"tools": tools, "query": question, "reason": "the agent's first search"}
     update = await retrieve_node.make(kit)(state, meter)
+    state["plan"] = update["plan"]
     records: list[EvidenceRecord] = update["evidence"]
     state["evidence"] = [{**r, "status": "kept"} for r in records]
     return [evidence_of(r) for r in state["evidence"]]

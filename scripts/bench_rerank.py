@@ -121,7 +121,7 @@ def register_rerank(depth: int, threads: int) -> None:
     from evals.strategies.base import StrategyContext, register_strategy
     from evals.strategies.retrieval import ToolStrategy
     from graphs.runner import RunRequest
-    from graphs.single_shot import first_search, first_search_tools
+    from graphs.single_shot import first_search_tools, first_search_with_tools
     from knowledge.models import Evidence
 
     model = Onnx("reranker_en", max_length=256, threads=threads)
@@ -139,8 +139,8 @@ def register_rerank(depth: int, threads: int) -> None:
             deps = await ctx.resources.deps()
             tools = first_search_tools(deps, RunRequest(question="first search"))
 
-            async def search(query: str, k: int) -> list[Evidence]:
-                found = await first_search(deps, query, k=max(k, depth))
+            async def search(query: str, k: int) -> tuple[list[Evidence], list[str]]:
+                found, ran = await first_search_with_tools(deps, query, k=max(k, depth))
                 head, tail = found[:depth], found[depth:]
                 ce = await asyncio.to_thread(order, query, head)
                 if rrf:
@@ -148,7 +148,7 @@ def register_rerank(depth: int, threads: int) -> None:
                     for rank, i in enumerate(ce, start=1):
                         score[i] += 1.0 / (RRF_K + rank)
                     ce = sorted(range(len(head)), key=lambda i: -score[i])
-                return ([head[i] for i in ce] + tail)[:k]
+                return ([head[i] for i in ce] + tail)[:k], ran
 
             return ToolStrategy(name, "+".join(tools), search, k=ctx.k, reader=None)
 

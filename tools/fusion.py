@@ -26,3 +26,8 @@ def fuse(rankings: Sequence[Sequence[Evidence]], k: int, *, rrf_k: int = RRF_K) 
             first.setdefault(ev.id, ev)
     order = sorted(first, key=lambda i: -score[i])  # stable: ties stay in first-seen order
     return [first[i] for i in order[:k]]
+
+
+def in_sectioned_document(ev: Evidence) -> bool:
+    """Pure: whether the item lies under a heading of a document with sections (a passage has no heading path)."""
+    return bool(ev.section_path)

@@ -33,6 +33,7 @@ def _evidence(rc: RankedChunk, reason: str) -> Evidence:
         doc_id=c.doc_id,
         text=c.text,
         title=c.title,
+        section_path=list(c.section_path),
         score=rc.score,
         tool="graph_search",
         reason=reason,

@@ -13,10 +13,11 @@ from evals.strategies.base import Strategy, StrategyContext, register_strategy
 from evals.strategies.reader import Reader
 from graphs.public import RetrievalTool, llm_calls
 from graphs.runner import RunRequest
-from graphs.single_shot import first_search, first_search_tools
+from graphs.single_shot import first_search_tools, first_search_with_tools
 from knowledge.models import Evidence
 
-Search = Callable[[str, int], Awaitable[list[Evidence]]]
+Search = Callable[[str, int], Awaitable[tuple[list[Evidence], list[str]]]]
+"""(query, k) -> (what was found, the tools that ran)."""
 
 
 class ToolStrategy:
@@ -35,14 +36,14 @@ class ToolStrategy:
     async def run(self, question: Question) -> Outcome:
         """One search (plus the reader's answer when not retrieval-only)."""
         with llm_calls() as calls:  # tree_search's navigator calls the LLM inside the tool
-            found = await self.search(question.question, self.k)
+            found, ran = await self.search(question.question, self.k)
         ids = [e.doc_id for e in found]
         base = Outcome(
             retrieved_ids=ids,
             retrieved_tools=[e.tool or self.tool_name for e in found],
             retrieved_call=[1] * len(ids),
             retrieved_paths=[list(e.section_path) for e in found],
-            tool_calls=[self.tool_name],
+            tool_calls=["+".join(ran) or self.tool_name],
             llm_calls=len(calls),
             prompt_tokens=sum(c.usage.prompt_tokens for c in calls),
             cached_tokens=sum(c.usage.cached_tokens for c in calls),
@@ -55,8 +56,8 @@ class ToolStrategy:
 
 
 def _searcher(tool: RetrievalTool, extra: dict[str, Any]) -> Search:
-    async def search(query: str, k: int) -> list[Evidence]:
-        return await tool.search(query, k=k, **extra)
+    async def search(query: str, k: int) -> tuple[list[Evidence], list[str]]:
+        return await tool.search(query, k=k, **extra), [tool.name]
 
     return search
 
@@ -95,8 +96,8 @@ async def fused_strategy(ctx: StrategyContext) -> Strategy:
     if not tools:
         raise EvalError("strategy 'fused' needs a retrieval tool; none is available")
 
-    async def search(query: str, k: int) -> list[Evidence]:
-        return await first_search(deps, query, k=k)
+    async def search(query: str, k: int) -> tuple[list[Evidence], list[str]]:
+        return await first_search_with_tools(deps, query, k=k)
 
     reader = None if ctx.retrieval_only else Reader(deps.llm)
     return ToolStrategy("fused", "+".join(tools), search, k=ctx.k, reader=reader)

@@ -1,5 +1,10 @@
 """retrieve: run the chosen tool(s) concurrently and fuse their rankings; a failing tool is reported, the rest go on.
 
+A fused search whose vector list's best hit lies under a document's headings is a section lookup
+(``agent.sections_by_vector``): the vector list alone is used and the other tools are not asked (the graph ranks a
+long document's chunks by the entities they share, not by what the question asks of it); the decision goes out as
+a ``route`` event with the section it saw.
+
 After the run's first search, a question naming what the knowledge base never mentions (``graphs.absence``,
 ``agent.check_absent_names``) is marked ``absent``: the run answers "not found" with no answer call.
 """
@@ -16,14 +21,17 @@ from agents.roles.absence import absent_reason
 from agents.roles.answerer import NOT_FOUND
 from graphs.absence import INDEX_TOOL, unknown_names
 from graphs.emit import SUMMARY_KEY, Meter
-from graphs.events import Corrected, EvidenceFound, RunError, ToolCall
+from graphs.events import Corrected, EvidenceFound, Routed, RunError, ToolCall
 from graphs.kit import Kit
 from graphs.state import AgentState, EvidenceRecord, SubQuestion, ToolCallRecord
 from knowledge.models import Evidence
 from tools.base import ToolError
-from tools.fusion import fuse
+from tools.fusion import fuse, in_sectioned_document
 
 log = logging.getLogger(__name__)
+
+VECTOR_TOOL = "vector_search"
+"""The tool whose best hit decides whether a fused search is a section lookup."""
 
 
 def tool_error_text(error: Exception) -> str:
@@ -53,6 +61,15 @@ def add_candidates(
         label = f"E{len(out) + 1}"
         out.append({"label": label, "item": ev.model_dump(), "status": "candidate", "subq": subq, "round": round_no})
     return out
+
+
+def section_lookup_reason(found: list[Evidence]) -> str | None:
+    """Pure: why a fused search is a section lookup (its vector list's best hit lies under a document's headings),
+    or None when it is not."""
+    if not found or not in_sectioned_document(found[0]):
+        return None
+    where = " › ".join([found[0].title or found[0].doc_id, *found[0].section_path])
+    return f"the best vector hit lies in the section {where!r}: a section lookup, searched without the graph"
 
 
 def make(kit: Kit) -> Any:
@@ -101,7 +118,31 @@ def make(kit: Kit) -> Any:
         k = kit.cfg.top_k if len(choice["tools"]) == 1 else max(kit.cfg.top_k, kit.cfg.fusion_depth)
         k = choice.get("k") or k
         query, reason = choice["query"], choice["reason"]
-        results = await asyncio.gather(*(one(t, query, i, reason, k, meter) for t in choice["tools"]))
+        tools = list(choice["tools"])
+        if kit.cfg.sections_by_vector and VECTOR_TOOL in tools and len(tools) > 1:
+            head = await one(VECTOR_TOOL, query, i, reason, k, meter)
+            why = section_lookup_reason(head[1])
+            if why is not None:
+                tools = [VECTOR_TOOL]
+                attempt = state["plan"][i]["attempts"] + 1
+                meter.emit(
+                    Routed(
+                        subq_index=i,
+                        subq=state["plan"][i]["text"],
+                        tools=tools,
+                        query=query,
+                        reason=why,
+                        source="section",
+                        attempt=attempt,
+                    )
+                )
+                results = [head]
+            else:
+                rest = await asyncio.gather(*(one(t, query, i, reason, k, meter) for t in tools if t != VECTOR_TOOL))
+                by_tool = {VECTOR_TOOL: head, **{r[0]["tool"]: r for r in rest}}
+                results = [by_tool[t] for t in tools]
+        else:
+            results = list(await asyncio.gather(*(one(t, query, i, reason, k, meter) for t in tools)))
         calls = [*state.get("tool_calls", []), *(record for record, _ in results)]
         round_no = 1 + max((r["round"] for r in state.get("evidence", [])), default=0)
         seen = {str(r["item"]["id"]) for r in state.get("evidence", []) if r["status"] in ("kept", "compacted")}
@@ -110,20 +151,20 @@ def make(kit: Kit) -> Any:
         unseen = [[ev for ev in found if ev.id not in seen] for _, found in results]
         fused = fuse([r for r in unseen if r], kit.cfg.top_k) if any(unseen) else []
         if fused:  # what the agent goes on with: one list per retrieval, each item naming the tool that found it
-            meter.emit(EvidenceFound(tool="+".join(choice["tools"]), items=fused))
+            meter.emit(EvidenceFound(tool="+".join(tools), items=fused))
         records = add_candidates(
             list(state.get("evidence", [])), fused, subq=i, round_no=round_no, in_place=kit.cfg.keep_dropped
         )
         plan: list[SubQuestion] = [{**sq} for sq in state["plan"]]
         plan[i]["attempts"] += 1
-        plan[i]["tools_tried"] = [*plan[i]["tools_tried"], *choice["tools"]]
+        plan[i]["tools_tried"] = [*plan[i]["tools_tried"], *tools]
         plan[i]["last_query"] = choice["query"]
         new = sum(1 for r in records if r["status"] == "candidate")
         update: dict[str, Any] = {
             "tool_calls": calls,
             "evidence": records,
             "plan": plan,
-            SUMMARY_KEY: {"tools": choice["tools"], "new_evidence": new},
+            SUMMARY_KEY: {"tools": tools, "new_evidence": new},
         }
         first = not state.get("tool_calls")
         if first and kit.cfg.check_absent_names and INDEX_TOOL in kit.allowed(state):

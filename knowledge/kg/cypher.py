@@ -12,7 +12,8 @@ from typing import Final
 UPSERT_CHUNKS: Final = """
 UNWIND $rows AS row
 MERGE (c:Chunk {tenant: $tenant, id: row.id})
-SET c.doc_id = row.doc_id, c.title = row.title, c.text = row.text, c.source = row.source
+SET c.doc_id = row.doc_id, c.title = row.title, c.text = row.text, c.source = row.source,
+    c.section_path = row.section_path
 """
 
 MERGE_ENTITIES: Final = """
@@ -120,7 +121,7 @@ and the caller drops its list (storage order is insertion order, which would fav
 
 CHUNKS_BY_ID: Final = """
 MATCH (c:Chunk {tenant: $tenant}) WHERE c.id IN $ids
-RETURN c.id, c.doc_id, c.title, c.text, c.source
+RETURN c.id, c.doc_id, c.title, c.text, c.source, c.section_path
 """
 
 COUNT_ENTITIES: Final = "MATCH (e:Entity {tenant: $tenant}) RETURN count(e)"

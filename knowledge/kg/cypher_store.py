@@ -130,7 +130,15 @@ class CypherGraphStore(ABC):
             return []
         rows = await self._run(tenant, cypher.CHUNKS_BY_ID, {"tenant": tenant, "ids": list(ids)})
         found = {
-            r[0]: ChunkRecord(id=r[0], doc_id=r[1], title=r[2] or "", text=r[3] or "", source=r[4] or "") for r in rows
+            r[0]: ChunkRecord(
+                id=r[0],
+                doc_id=r[1],
+                title=r[2] or "",
+                text=r[3] or "",
+                source=r[4] or "",
+                section_path=list(r[5] or []),
+            )
+            for r in rows
         }
         return [found[i] for i in ids if i in found]
 

@@ -116,6 +116,8 @@ class ChunkRecord(BaseModel):
     """Chunk text."""
     source: str = ""
     """Document source."""
+    section_path: list[str] = Field(default_factory=list)
+    """Headings down to the chunk (empty for a passage, or a chunk a graph written before this field holds)."""
 
 
 class RelationRecord(BaseModel):

@@ -48,7 +48,10 @@ class GraphSink:
             part = chunks[i : i + EXTRACT_BATCH]
             batch = self.resolver.resolve(await self.extractor.extract(part))
             batch.chunks = [
-                ChunkRecord(id=c.id, doc_id=c.doc_id, title=c.title, text=c.text, source=c.source) for c in part
+                ChunkRecord(
+                    id=c.id, doc_id=c.doc_id, title=c.title, text=c.text, source=c.source, section_path=c.section_path
+                )
+                for c in part
             ]
             await self.store.write(tenant, batch)
             if self.synonyms is not None:

@@ -58,3 +58,48 @@ async def test_a_deeper_k_extends_the_fused_list_without_reordering_its_head(mak
     assert len(head) == 2 and len(deeper) == 4
     assert [e.id for e in deeper[:2]] == [e.id for e in head]
     assert vector.ks == [3, 4] and graph.ks == [3, 4]  # depth is max(k, fusion_depth)
+
+
+class SectionTool(DepthTool):
+    """A DepthTool whose passages of the manual lie under headings (``section_path``), as a chunked document's do."""
+
+    async def search(self, query: str, *, k: int = 5, filters: Any = None) -> list[Any]:
+        found = await super().search(query, k=k, filters=filters)
+        return [
+            e.model_copy(update={"section_path": ["Handlers", "Rotation"]}) if e.doc_id == "manual" else e
+            for e in found
+        ]
+
+
+MANUAL = ("manual", "Logging HOWTO", "The RotatingFileHandler rotates log files when they reach maxBytes.")
+
+
+async def test_a_best_vector_hit_under_headings_is_a_section_lookup_without_the_graph(make_deps: MakeDeps) -> None:
+    vector = SectionTool("vector_search", [*PASSAGES, MANUAL])
+    graph = DepthTool("graph_search", [*PASSAGES, MANUAL])
+    deps = make_deps(ScriptedLLM([]), [vector, graph], top_k=3, fusion_depth=7)
+    found = await first_search(deps, "Which handler rotates log files at maxBytes?")
+    assert found[0].doc_id == "manual" and found[0].section_path == ["Handlers", "Rotation"]
+    assert {e.tool for e in found} == {"vector_search"} and graph.ks == []  # the graph was not asked
+    # a passage question on the same knowledge base is fused as before
+    both = await first_search(deps, Q)
+    assert graph.ks == [7] and "graph_search" in {e.tool for e in both}
+
+
+async def test_the_section_decision_is_a_route_event_with_the_section_it_saw(make_deps: MakeDeps) -> None:
+    vector = SectionTool("vector_search", [*PASSAGES, MANUAL])
+    graph = DepthTool("graph_search", [*PASSAGES, MANUAL])
+    deps = make_deps(ScriptedLLM(["RotatingFileHandler [E1]"]), [vector, graph], top_k=3)
+    envs = [e async for e in stream_single_shot_fused(deps, RunRequest(question="Which handler rotates logs?"))]
+    routes = of_kind(envs, "route")
+    assert routes[-1].source == "section" and routes[-1].tools == ["vector_search"]
+    assert "Logging HOWTO › Handlers › Rotation" in routes[-1].reason
+    assert [c.tool for c in of_kind(envs, "tool_call")] == ["vector_search"]
+
+
+async def test_sections_by_vector_off_fuses_section_hits_with_the_graph(make_deps: MakeDeps) -> None:
+    vector = SectionTool("vector_search", [*PASSAGES, MANUAL])
+    graph = DepthTool("graph_search", [*PASSAGES, MANUAL])
+    deps = make_deps(ScriptedLLM([]), [vector, graph], top_k=3, fusion_depth=7, sections_by_vector=False)
+    found = await first_search(deps, "Which handler rotates log files at maxBytes?")
+    assert graph.ks == [7] and {e.tool for e in found} == {"vector_search", "graph_search"}

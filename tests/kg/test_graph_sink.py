@@ -9,6 +9,7 @@ from knowledge.kg.blocking import BlockingGraphSink
 from knowledge.kg.falkordb_server import FalkorDBServer
 from knowledge.kg.falkordb_store import FalkorDBStore
 from knowledge.models import Document
+from tools.graph_search import GraphSearchTool
 
 
 def _doc(doc_id: str, title: str, text: str) -> Document:
@@ -35,6 +36,17 @@ async def test_upsert_replace_delete(store: GraphStore, tenant: str) -> None:
     stats = await sink.stats(tenant)
     assert (stats.entities, stats.chunks, stats.relations, stats.mentions) == (0, 0, 0, 0)
     await sink.delete(tenant, "d1")
+
+
+async def test_graph_evidence_keeps_the_chunks_heading_path(store: GraphStore, tenant: str) -> None:
+    """A manual's chunk found through the graph says which section it lies in, as the vector store's copy does:
+    section recall, the answerer's context and citations read that path."""
+    sink = GraphSink(store, FastExtractor())
+    doc = _doc("manual", "Logging HOWTO", "Rotation: the RotatingFileHandler in Berlin rotates logs.")
+    under = chunk("manual-0", doc.title, doc.text, doc.id).model_copy(update={"section_path": ["Handlers", "Rotation"]})
+    await sink.upsert(tenant, doc, [under])
+    found = await GraphSearchTool(store, tenant).search("What rotates logs in Berlin?", k=3)
+    assert [(ev.id, ev.section_path) for ev in found] == [("manual-0", ["Handlers", "Rotation"])]
 
 
 async def test_shared_entity_keeps_the_other_document(store: GraphStore, tenant: str) -> None:

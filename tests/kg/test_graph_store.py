@@ -20,7 +20,9 @@ from knowledge.kg.schema import MAX_KEY_LENGTH
 def _batch() -> GraphBatch:
     return GraphBatch(
         chunks=[
-            ChunkRecord(id="c1", doc_id="d1", title="Doc 1", text="Alpha met Beta."),
+            ChunkRecord(
+                id="c1", doc_id="d1", title="Doc 1", text="Alpha met Beta.", section_path=["Part I", "Meetings"]
+            ),
             ChunkRecord(id="c2", doc_id="d2", title="Doc 2", text="Beta met Gamma."),
         ],
         entities=[
@@ -51,6 +53,7 @@ async def test_write_then_read_back(store: GraphStore, tenant: str) -> None:
     recs = await store.chunks(tenant, ["c2", "missing", "c1"])
     assert [r.id for r in recs] == ["c2", "c1"]
     assert recs[0].text == "Beta met Gamma." and recs[0].doc_id == "d2"
+    assert recs[0].section_path == [] and recs[1].section_path == ["Part I", "Meetings"]  # headings kept, in order
 
 
 async def test_rewriting_merges_instead_of_duplicating(store: GraphStore, tenant: str) -> None:
