@@ -13,7 +13,9 @@ first search's candidate rules are applied to those two lists:
 - ``fused_passage_graph``: both fused, with the graph list's chunks of sectioned documents left out (the graph
   ranks a long document's chunks by the entities they share; it cannot tell a manual's sections apart);
 - ``routed``: the vector list alone when its best hit lies in a sectioned document (a section lookup: the graph
-  is not asked), both fused otherwise (what ``agent.first_search = "routed"`` does).
+  is not asked), both fused otherwise (what ``agent.sections_by_vector`` does);
+- ``routed_same_doc``: ``routed`` only when another of the vector list's first five hits lies in the same document
+  (the hits concentrate in one long document), a stricter reading of "section lookup".
 
 Scores per dataset and rule: section@1/3/5 on questions naming gold sections, Recall@2/5/10 and all-gold@5 on
 questions naming gold passages, and for ``routed`` how often it routed to vector alone. A rule is applied to the
@@ -59,12 +61,20 @@ def routed(vec: list[Evidence], graph: list[Evidence], k: int) -> list[Evidence]
     return fuse([vec, graph], k)
 
 
+def routed_same_doc(vec: list[Evidence], graph: list[Evidence], k: int) -> list[Evidence]:
+    """``routed`` only when another of the vector list's first five hits lies in the best hit's document too."""
+    if vec and in_sectioned_document(vec[0]) and any(ev.doc_id == vec[0].doc_id for ev in vec[1:5]):
+        return vec[:k]
+    return fuse([vec, graph], k)
+
+
 RULES: dict[str, Rule] = {
     "hybrid": lambda vec, graph, k: vec[:k],
     "graph": lambda vec, graph, k: graph[:k],
     "fused": lambda vec, graph, k: fuse([vec, graph], k),
     "fused_passage_graph": lambda vec, graph, k: fuse([vec, [ev for ev in graph if not in_sectioned_document(ev)]], k),
     "routed": routed,
+    "routed_same_doc": routed_same_doc,
 }
 
 
