@@ -3,7 +3,8 @@
 A fused search whose vector list's best hit lies under a document's headings is a section lookup
 (``agent.sections_by_vector``): the vector list alone is used and the other tools are not asked (the graph ranks a
 long document's chunks by the entities they share, not by what the question asks of it); the decision goes out as
-a ``route`` event with the section it saw.
+a ``route`` event with the section it saw. A step the plan gave to another tool (the graph, searched fused with the
+vector search under ``routing="mixed"``) keeps that tool.
 
 After the run's first search, a question naming what the knowledge base never mentions (``graphs.absence``,
 ``agent.check_absent_names``) is marked ``absent``: the run answers "not found" with no answer call.
@@ -119,7 +120,8 @@ def make(kit: Kit) -> Any:
         k = choice.get("k") or k
         query, reason = choice["query"], choice["reason"]
         tools = list(choice["tools"])
-        if kit.cfg.sections_by_vector and VECTOR_TOOL in tools and len(tools) > 1:
+        planned_other = choice.get("source") == "plan" and tools[-1] != VECTOR_TOOL  # the plan named the graph
+        if kit.cfg.sections_by_vector and VECTOR_TOOL in tools and len(tools) > 1 and not planned_other:
             head = await one(VECTOR_TOOL, query, i, reason, k, meter)
             why = section_lookup_reason(head[1])
             if why is not None:

@@ -103,3 +103,19 @@ async def test_sections_by_vector_off_fuses_section_hits_with_the_graph(make_dep
     deps = make_deps(ScriptedLLM([]), [vector, graph], top_k=3, fusion_depth=7, sections_by_vector=False)
     found = await first_search(deps, "Which handler rotates log files at maxBytes?")
     assert graph.ks == [7] and {e.tool for e in found} == {"vector_search", "graph_search"}
+
+
+async def test_a_step_the_plan_gave_to_the_graph_keeps_the_graph(make_deps: MakeDeps) -> None:
+    """Under ``routing="mixed"`` a planned graph step is fused with the vector search; a section hit does not take
+    the graph away from it (the plan said why it wanted the graph)."""
+    from agent_support import planned, run_all
+
+    vector = SectionTool("vector_search", [*PASSAGES, MANUAL])
+    graph = DepthTool("graph_search", [*PASSAGES, MANUAL])
+    step = ("Which handler rotates log files at maxBytes?", "graph_search")
+    llm = ScriptedLLM([planned(step), "RotatingFileHandler [E1]"] + ["RotatingFileHandler [E1]"] * 6)
+    deps = make_deps(llm, [vector, graph], top_k=3)
+    envs = await run_all(deps, "Which handler rotates log files at maxBytes?")
+    calls = [c.tool for c in of_kind(envs, "tool_call")]
+    assert "graph_search" in calls and graph.ks, calls
+    assert all(r.source != "section" for r in of_kind(envs, "route"))
