@@ -69,7 +69,8 @@ def section_lookup_reason(found: list[Evidence]) -> str | None:
     or None when it is not."""
     if not found or not in_sectioned_document(found[0]):
         return None
-    where = " › ".join([found[0].title or found[0].doc_id, *found[0].section_path])
+    head, path = found[0].title or found[0].doc_id, list(found[0].section_path)
+    where = " › ".join(path if path[0] == head else [head, *path])  # a document's H1 is usually its title
     return f"the best vector hit lies in the section {where!r}: a section lookup, searched without the graph"
 
 

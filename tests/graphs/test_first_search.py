@@ -97,6 +97,15 @@ async def test_the_section_decision_is_a_route_event_with_the_section_it_saw(mak
     assert [c.tool for c in of_kind(envs, "tool_call")] == ["vector_search"]
 
 
+def test_the_section_reason_names_a_title_heading_once() -> None:
+    from graphs.nodes.retrieve import section_lookup_reason
+    from knowledge.models import Evidence
+
+    ev = Evidence(id="c", doc_id="d", text="t", title="Ada Venn", section_path=["Ada Venn", "Career"])
+    assert "'Ada Venn › Career'" in (section_lookup_reason([ev]) or "")
+    assert section_lookup_reason([ev.model_copy(update={"section_path": []})]) is None  # a passage: no lookup
+
+
 async def test_sections_by_vector_off_fuses_section_hits_with_the_graph(make_deps: MakeDeps) -> None:
     vector = SectionTool("vector_search", [*PASSAGES, MANUAL])
     graph = DepthTool("graph_search", [*PASSAGES, MANUAL])
