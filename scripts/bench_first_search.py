@@ -44,6 +44,7 @@ from evals.datasets import Question, load_dataset  # noqa: E402
 from evals.metrics import all_gold_at_k, dedupe, recall_at_k, section_recall  # noqa: E402
 from evals.provenance import git_state, machine_state  # noqa: E402
 from evals.resources import EvalResources  # noqa: E402
+from graphs.nodes.retrieve import section_lookup_reason  # noqa: E402
 from knowledge.models import Evidence  # noqa: E402
 from knowledge.settings import Settings  # noqa: E402
 from tools.fusion import fuse, in_sectioned_document  # noqa: E402
@@ -55,15 +56,15 @@ Rule = Callable[[list[Evidence], list[Evidence], int], list[Evidence]]
 
 
 def routed(vec: list[Evidence], graph: list[Evidence], k: int) -> list[Evidence]:
-    """Vector alone when its best hit lies in a sectioned document, else both fused."""
-    if vec and in_sectioned_document(vec[0]):
+    """Vector alone when its best hit lies in a sectioned document (the retrieve node's own test), else both fused."""
+    if section_lookup_reason(vec) is not None:
         return vec[:k]
     return fuse([vec, graph], k)
 
 
 def routed_same_doc(vec: list[Evidence], graph: list[Evidence], k: int) -> list[Evidence]:
     """``routed`` only when another of the vector list's first five hits lies in the best hit's document too."""
-    if vec and in_sectioned_document(vec[0]) and any(ev.doc_id == vec[0].doc_id for ev in vec[1:5]):
+    if section_lookup_reason(vec) is not None and any(ev.doc_id == vec[0].doc_id for ev in vec[1:5]):
         return vec[:k]
     return fuse([vec, graph], k)
 
@@ -105,7 +106,7 @@ async def measure(settings: Settings, label: str, spec: str) -> dict[str, Any]:
         for q in asked:
             vec = await deps.tools["vector_search"].search(q.question, k=depth)
             graph = await deps.tools["graph_search"].search(q.question, k=depth)
-            vector_alone += bool(vec) and in_sectioned_document(vec[0])
+            vector_alone += section_lookup_reason(vec) is not None
             for name, rule in RULES.items():
                 per_rule[name].append(scores(q, rule(vec, graph, max(KS))))
     finally:

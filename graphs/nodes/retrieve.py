@@ -31,9 +31,6 @@ from tools.fusion import fuse, in_sectioned_document
 
 log = logging.getLogger(__name__)
 
-VECTOR_TOOL = "vector_search"
-"""The tool whose best hit decides whether a fused search is a section lookup."""
-
 
 def tool_error_text(error: Exception) -> str:
     """What the trace shows of a tool failure: a ``ToolError``'s own message; for anything else only its kind
@@ -115,37 +112,41 @@ def make(kit: Kit) -> Any:
         }
         return record, found
 
+    async def search(
+        state: AgentState, meter: Meter, tools: list[str], k: int
+    ) -> tuple[list[tuple[ToolCallRecord, list[Evidence]]], list[str]]:
+        """Each tool's (record, results), in ``tools`` order, and the tools that ran: all of them at once, or the
+        vector search (``INDEX_TOOL``) first when its best hit may make this a section lookup."""
+        i, choice = state["current"], state["route"]
+        query, reason = choice["query"], choice["reason"]
+        planned_other = choice.get("source") == "plan" and tools[-1] != INDEX_TOOL  # the plan named the graph
+        if not (kit.cfg.sections_by_vector and INDEX_TOOL in tools and len(tools) > 1 and not planned_other):
+            return list(await asyncio.gather(*(one(t, query, i, reason, k, meter) for t in tools))), tools
+        head = await one(INDEX_TOOL, query, i, reason, k, meter)
+        why = section_lookup_reason(head[1])
+        if why is None:
+            rest = await asyncio.gather(*(one(t, query, i, reason, k, meter) for t in tools if t != INDEX_TOOL))
+            by_tool = {INDEX_TOOL: head, **{record["tool"]: (record, found) for record, found in rest}}
+            return [by_tool[t] for t in tools], tools
+        sq = state["plan"][i]
+        meter.emit(
+            Routed(
+                subq_index=i,
+                subq=sq["text"],
+                tools=[INDEX_TOOL],
+                query=query,
+                reason=why,
+                source="section",
+                attempt=sq["attempts"] + 1,
+            )
+        )
+        return [head], [INDEX_TOOL]
+
     async def run(state: AgentState, meter: Meter) -> dict[str, Any]:
         i, choice = state["current"], state["route"]
         k = kit.cfg.top_k if len(choice["tools"]) == 1 else max(kit.cfg.top_k, kit.cfg.fusion_depth)
         k = choice.get("k") or k
-        query, reason = choice["query"], choice["reason"]
-        tools = list(choice["tools"])
-        planned_other = choice.get("source") == "plan" and tools[-1] != VECTOR_TOOL  # the plan named the graph
-        if kit.cfg.sections_by_vector and VECTOR_TOOL in tools and len(tools) > 1 and not planned_other:
-            head = await one(VECTOR_TOOL, query, i, reason, k, meter)
-            why = section_lookup_reason(head[1])
-            if why is not None:
-                tools = [VECTOR_TOOL]
-                attempt = state["plan"][i]["attempts"] + 1
-                meter.emit(
-                    Routed(
-                        subq_index=i,
-                        subq=state["plan"][i]["text"],
-                        tools=tools,
-                        query=query,
-                        reason=why,
-                        source="section",
-                        attempt=attempt,
-                    )
-                )
-                results = [head]
-            else:
-                rest = await asyncio.gather(*(one(t, query, i, reason, k, meter) for t in tools if t != VECTOR_TOOL))
-                by_tool = {VECTOR_TOOL: head, **{r[0]["tool"]: r for r in rest}}
-                results = [by_tool[t] for t in tools]
-        else:
-            results = list(await asyncio.gather(*(one(t, query, i, reason, k, meter) for t in tools)))
+        results, tools = await search(state, meter, list(choice["tools"]), k)
         calls = [*state.get("tool_calls", []), *(record for record, _ in results)]
         round_no = 1 + max((r["round"] for r in state.get("evidence", [])), default=0)
         seen = {str(r["item"]["id"]) for r in state.get("evidence", []) if r["status"] in ("kept", "compacted")}
