@@ -169,11 +169,12 @@ class AgentConfig(BaseModel):
     (docs/bench/graph.md). Used for every first search with ``routing="fused"``; with ``routing="plan"`` when the
     plan gives no usable tool, and when a miss is corrected by widening."""
     sections_by_vector: bool = True
-    """A fused search whose vector list's best hit lies under a document's headings is a section lookup: the vector
-    list alone is used, the graph is not asked, and the trace says which section decided it (a ``route`` event,
-    source ``section``). The graph ranks a long document's chunks by the entities they share (a manual's own name is
-    in all of them), not by what the question asks of it; passages have no headings, so passage corpora are fused
-    as before (docs/bench/first_search.md)."""
+    """A fused search whose vector list's best hit lies under the headings of a document of more than ``top_k``
+    passages is a section lookup: the vector list alone is used, the graph is not asked, and the trace says which
+    section decided it (a ``route`` event, source ``section``). The graph ranks a long document's chunks by the
+    entities they share (a manual's own name is in all of them), not by what the question asks of it. Passages have
+    no headings and a short article (at most ``top_k`` passages: the answer can read it whole) is about which
+    articles to read, so both are fused as before (docs/bench/first_search.md)."""
     rewrite_with_llm: bool = False
     """A ``rewrite`` correction asks the router LLM for a new query (one call). Off: the query is rewritten by rule
     (the sub-question plus the question's words it lacks): no call, and no evidence text pasted into the query."""

@@ -12,10 +12,17 @@ first search's candidate rules are applied to those two lists:
 - ``fused``: both, reciprocal-rank fused (the agent's first search until now, ``tools.fusion.fuse``);
 - ``fused_passage_graph``: both fused, with the graph list's chunks of sectioned documents left out (the graph
   ranks a long document's chunks by the entities they share; it cannot tell a manual's sections apart);
-- ``routed``: the vector list alone when its best hit lies in a sectioned document (a section lookup: the graph
-  is not asked), both fused otherwise (what ``agent.sections_by_vector`` does);
-- ``routed_same_doc``: ``routed`` only when another of the vector list's first five hits lies in the same document
-  (the hits concentrate in one long document), a stricter reading of "section lookup".
+- ``routed_any_heading``: the vector list alone when its best hit lies in a sectioned document, however short (a
+  section lookup: the graph is not asked), both fused otherwise (``agent.sections_by_vector`` until 2026-12-06);
+- ``routed``: ``routed_any_heading`` only when that document holds more than ``agent.top_k`` passages (a short
+  article that opens with a heading is fused: the retrieve node's own rule, ``section_lookup_reason``);
+- ``routed_same_doc``: ``routed_any_heading`` only when another of the vector list's first five hits lies in the
+  same document (the hits concentrate in one long document), another reading of "section lookup".
+
+A dataset named ``NAME-articles`` (NAME a shipped multi-hop set) is that set's corpus written as short Markdown
+articles, one file per passage opening with its title as a heading, each question's gold passages as its
+``gold_doc``: what a user who keeps a wiki of short articles ingests. There a document is a passage, so section@k
+is passage recall@k by document.
 
 Scores per dataset and rule: section@1/3/5 on questions naming gold sections, Recall@2/5/10 and all-gold@5 on
 questions naming gold passages, and for ``routed`` how often it routed to vector alone. A rule is applied to the
@@ -44,52 +51,84 @@ from evals.datasets import Question, load_dataset  # noqa: E402
 from evals.metrics import all_gold_at_k, dedupe, recall_at_k, section_recall  # noqa: E402
 from evals.provenance import git_state, machine_state  # noqa: E402
 from evals.resources import EvalResources  # noqa: E402
-from graphs.nodes.retrieve import section_lookup_reason  # noqa: E402
+from graphs.nodes.retrieve import best_hit_document_passages, section_lookup_reason  # noqa: E402
 from knowledge.models import Evidence  # noqa: E402
 from knowledge.settings import Settings  # noqa: E402
 from tools.fusion import fuse, in_sectioned_document  # noqa: E402
 
-DEFAULT = ["structured", str(ROOT / "evals/data/mixed"), "hotpotqa", "2wikimultihopqa", "musique"]
+SETS = ("hotpotqa", "2wikimultihopqa", "musique")
+DEFAULT = ["structured", str(ROOT / "evals/data/mixed"), *SETS, *(f"{name}-articles" for name in SETS)]
 KS = (1, 2, 3, 5, 10)
 
-Rule = Callable[[list[Evidence], list[Evidence], int], list[Evidence]]
+Rule = Callable[[list[Evidence], list[Evidence], int, "Route"], list[Evidence]]
 
 
-def routed(vec: list[Evidence], graph: list[Evidence], k: int) -> list[Evidence]:
-    """Vector alone when its best hit lies in a sectioned document (the retrieve node's own test), else both fused."""
-    if section_lookup_reason(vec) is not None:
-        return vec[:k]
-    return fuse([vec, graph], k)
+class Route:
+    """Whether the vector list's best hit makes a section lookup, under the old rule (any heading) and the node's."""
+
+    def __init__(self, vec: list[Evidence], doc_passages: int | None, top_k: int):
+        self.any_heading = section_lookup_reason(vec) is not None
+        self.long_doc = section_lookup_reason(vec, doc_passages, top_k) is not None
 
 
-def routed_same_doc(vec: list[Evidence], graph: list[Evidence], k: int) -> list[Evidence]:
-    """``routed`` only when another of the vector list's first five hits lies in the best hit's document too."""
-    if section_lookup_reason(vec) is not None and any(ev.doc_id == vec[0].doc_id for ev in vec[1:5]):
-        return vec[:k]
-    return fuse([vec, graph], k)
+def alone_or_fused(vec: list[Evidence], graph: list[Evidence], k: int, alone: bool) -> list[Evidence]:
+    """The vector list alone when ``alone``, else both lists reciprocal-rank fused."""
+    return vec[:k] if alone else fuse([vec, graph], k)
 
 
 RULES: dict[str, Rule] = {
-    "hybrid": lambda vec, graph, k: vec[:k],
-    "graph": lambda vec, graph, k: graph[:k],
-    "fused": lambda vec, graph, k: fuse([vec, graph], k),
-    "fused_passage_graph": lambda vec, graph, k: fuse([vec, [ev for ev in graph if not in_sectioned_document(ev)]], k),
-    "routed": routed,
-    "routed_same_doc": routed_same_doc,
+    "hybrid": lambda vec, graph, k, route: vec[:k],
+    "graph": lambda vec, graph, k, route: graph[:k],
+    "fused": lambda vec, graph, k, route: fuse([vec, graph], k),
+    "fused_passage_graph": lambda vec, graph, k, route: fuse(
+        [vec, [ev for ev in graph if not in_sectioned_document(ev)]], k
+    ),
+    "routed_any_heading": lambda vec, graph, k, route: alone_or_fused(vec, graph, k, route.any_heading),
+    "routed": lambda vec, graph, k, route: alone_or_fused(vec, graph, k, route.long_doc),
+    "routed_same_doc": lambda vec, graph, k, route: alone_or_fused(
+        vec, graph, k, route.any_heading and any(ev.doc_id == vec[0].doc_id for ev in vec[1:5])
+    ),
 }
 
 
+ALONE_BY_RULE = {"routed_any_heading": "any_heading", "routed": "long_doc"}
+"""The count of questions each routing rule sent to the vector search alone."""
+
+
+def articles_as_eval(name: str, dst: Path) -> Path:
+    """A shipped multi-hop set's corpus as short Markdown articles (``docs/<passage id>.md``: its title as a
+    heading, then its text), the questions' gold passages as ``gold_doc``."""
+    data = load_dataset(name)
+    (dst / "docs").mkdir(parents=True, exist_ok=True)
+    for p in data.corpus:
+        (dst / "docs" / f"{p.id}.md").write_text(f"# {p.title}\n\n{p.text}\n")
+    with (dst / "dev_questions.jsonl").open("w") as out:
+        for q in data.questions:
+            row = {"id": q.id, "question": q.question, "answers": list(q.answers), "type": q.type}
+            out.write(json.dumps({**row, "gold_doc": [f"{pid}.md" for pid in q.supporting_passage_ids]}) + "\n")
+    return dst
+
+
+def dataset_spec(name: str, tmp: Path) -> tuple[str, str]:
+    """(label, dataset argument): ``NAME-articles`` is written into ``tmp``, anything else as ``resolve`` reads it."""
+    if name.endswith("-articles"):
+        return name, str(articles_as_eval(name.removesuffix("-articles"), tmp / name))
+    return resolve(name, tmp)
+
+
 def scores(q: Question, found: Sequence[Evidence]) -> dict[str, float | None]:
-    """Section@k and Recall@k of one ranked list, as the eval scores a retrieval-only record."""
+    """Section@k and Recall@k of one ranked list, as the eval scores a retrieval-only record; a question whose gold
+    documents name no section (an article set) is scored by Recall@k over documents, as passages are."""
     out: dict[str, float | None] = {}
-    if q.gold_sections:
+    gold = q.supporting_passage_ids or ([] if q.gold_path else q.gold_doc)
+    if q.gold_path:
         for k in (1, 3, 5):
             out[f"section@{k}"] = section_recall([(ev.doc_id, ev.section_path) for ev in found[:k]], q.gold_sections)
-    elif q.supporting_passage_ids:
+    elif gold:
         ranked = dedupe(ev.doc_id for ev in found)
         for k in (2, 5, 10):
-            out[f"recall@{k}"] = recall_at_k(ranked, q.supporting_passage_ids, k)
-        out["all_gold@5"] = all_gold_at_k(ranked, q.supporting_passage_ids, 5)
+            out[f"recall@{k}"] = recall_at_k(ranked, gold, k)
+        out["all_gold@5"] = all_gold_at_k(ranked, gold, 5)
     return out
 
 
@@ -98,7 +137,7 @@ async def measure(settings: Settings, label: str, spec: str) -> dict[str, Any]:
     ds = load_dataset(spec)
     resources = EvalResources(settings, ds, needs_llm=False)
     per_rule: dict[str, list[dict[str, float | None]]] = {name: [] for name in RULES}
-    vector_alone = 0
+    vector_alone = {"any_heading": 0, "long_doc": 0}
     asked = [q for q in ds.questions if q.answers]
     depth = max(max(KS), settings.agent.fusion_depth)
     try:
@@ -106,9 +145,11 @@ async def measure(settings: Settings, label: str, spec: str) -> dict[str, Any]:
         for q in asked:
             vec = await deps.tools["vector_search"].search(q.question, k=depth)
             graph = await deps.tools["graph_search"].search(q.question, k=depth)
-            vector_alone += section_lookup_reason(vec) is not None
+            route = Route(vec, await best_hit_document_passages(deps.tools, vec), settings.agent.top_k)
+            vector_alone["any_heading"] += route.any_heading
+            vector_alone["long_doc"] += route.long_doc
             for name, rule in RULES.items():
-                per_rule[name].append(scores(q, rule(vec, graph, max(KS))))
+                per_rule[name].append(scores(q, rule(vec, graph, max(KS), route)))
     finally:
         await resources.aclose()
     summary: dict[str, Any] = {"n": len(asked), "routed_to_vector_alone": vector_alone, "rules": {}}
@@ -132,7 +173,8 @@ def table(results: dict[str, Any]) -> str:
     lines = [
         "# The first search's rule, offline (`scripts/bench_first_search.py`)",
         "",
-        f"Commit {prov['git'].get('commit', '?')}, {prov['machine'].get('cpu', '?')}, load "
+        f"Commit {prov['git'].get('commit', '?')}{'+dirty' if prov['git'].get('dirty') else ''}, "
+        f"{prov['machine'].get('cpu', '?')}, load "
         f"{prov['machine'].get('load')}; retrieval only, no LLM. Each rule is applied to the same vector and graph "
         "lists of each question.",
         "",
@@ -143,7 +185,9 @@ def table(results: dict[str, Any]) -> str:
         for name, row in entry["rules"].items():
             cells = [f"{row[c]:.1f}" if c in row else "–" for c in cols]
             ns = f"{entry.get('n_section', 0)} / {entry.get('n_recall', 0)}"
-            lines.append(f"| {label} | {ns} | {entry['routed_to_vector_alone']} | {name} | " + " | ".join(cells) + " |")
+            alone = entry["routed_to_vector_alone"]
+            routed = alone.get(ALONE_BY_RULE.get(name, ""), "–")
+            lines.append(f"| {label} | {ns} | {routed} | {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -160,7 +204,7 @@ def main() -> None:
     }
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.dataset or DEFAULT:
-            label, spec = resolve(name, Path(tmp))
+            label, spec = dataset_spec(name, Path(tmp))
             results["datasets"][label] = asyncio.run(measure(settings, label, spec))
     args.json.write_text(json.dumps(results, indent=2) + "\n")
     args.md.write_text(table(results))

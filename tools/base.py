@@ -53,3 +53,14 @@ class WordIndex(Protocol):
     async def most_together(self, words: Sequence[str]) -> int:
         """The most of ``words`` that one live passage holds (looked for among the best matches of them all)."""
         ...
+
+
+@runtime_checkable
+class DocumentSizes(Protocol):
+    """A tool whose index can say how long a document is (``vector_search``: its live passages of the document).
+    The retrieve node asks it whether a hit's document is long enough to need a section picked
+    (``agent.sections_by_vector``)."""
+
+    async def document_passages(self, doc_id: str) -> int:
+        """How many live passages (chunks) of ``doc_id`` the index holds (0 for an unknown document)."""
+        ...

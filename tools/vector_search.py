@@ -85,6 +85,17 @@ class VectorSearchTool:
             raise ToolError(f"vector_search failed: {exc}") from exc
         return missing
 
+    async def document_passages(self, doc_id: str) -> int:
+        """How many live passages (chunks) of ``doc_id`` the tenant holds: one exact count, filtered on the id."""
+        return await asyncio.to_thread(self.document_passages_sync, doc_id)
+
+    def document_passages_sync(self, doc_id: str) -> int:
+        """The blocking count behind ``document_passages``."""
+        try:
+            return self.store.count(self.tenant, live=True, doc_id=doc_id)
+        except VectorStoreError as exc:
+            raise ToolError(f"vector_search failed: {exc}") from exc
+
     async def most_together(self, words: Sequence[str]) -> int:
         """The most of ``words`` one live passage holds, among the ``TOGETHER_K`` best BM25 matches of them all (a
         passage holding them all outscores one holding some)."""

@@ -1,10 +1,11 @@
 """retrieve: run the chosen tool(s) concurrently and fuse their rankings; a failing tool is reported, the rest go on.
 
-A fused search whose vector list's best hit lies under a document's headings is a section lookup
-(``agent.sections_by_vector``): the vector list alone is used and the other tools are not asked (the graph ranks a
-long document's chunks by the entities they share, not by what the question asks of it); the decision goes out as
-a ``route`` event with the section it saw. A step the plan gave to another tool (the graph, searched fused with the
-vector search under ``routing="mixed"``) keeps that tool.
+A fused search whose vector list's best hit lies under the headings of a document longer than a result list is a
+section lookup (``agent.sections_by_vector``): the vector list alone is used and the other tools are not asked
+(the graph ranks a long document's chunks by the entities they share, not by what the question asks of it); the
+decision goes out as a ``route`` event with the section it saw. A short article that opens with a heading is not
+a section lookup: which articles to read is the question there, and the graph links them. A step the plan gave to
+another tool (the graph, searched fused with the vector search under ``routing="mixed"``) keeps that tool.
 
 After the run's first search, a question naming what the knowledge base never mentions (``graphs.absence``,
 ``agent.check_absent_names``) is marked ``absent``: the run answers "not found" with no answer call.
@@ -15,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from agents.llm import llm_calls
@@ -26,7 +28,7 @@ from graphs.events import Corrected, EvidenceFound, Routed, RunError, ToolCall
 from graphs.kit import Kit
 from graphs.state import AgentState, EvidenceRecord, SubQuestion, ToolCallRecord
 from knowledge.models import Evidence
-from tools.base import ToolError
+from tools.base import DocumentSizes, RetrievalTool, ToolError
 from tools.fusion import fuse, in_sectioned_document
 
 log = logging.getLogger(__name__)
@@ -61,14 +63,34 @@ def add_candidates(
     return out
 
 
-def section_lookup_reason(found: list[Evidence]) -> str | None:
-    """Pure: why a fused search is a section lookup (its vector list's best hit lies under a document's headings),
-    or None when it is not."""
+def section_lookup_reason(found: list[Evidence], doc_passages: int | None = None, k: int = 0) -> str | None:
+    """Pure: why a fused search is a section lookup, or None when it is not: its vector list's best hit lies under
+    a document's headings, in a document longer than a result list (``doc_passages`` > ``k``: the answer cannot
+    read it whole, so which of its sections is the question). A document of at most ``k`` passages (a short
+    article that opens with a heading) is not a section lookup: which documents to read is, and the graph links
+    them. ``doc_passages`` None (the index cannot tell) is read as long."""
     if not found or not in_sectioned_document(found[0]):
+        return None
+    if doc_passages is not None and doc_passages <= k:
         return None
     head, path = found[0].title or found[0].doc_id, list(found[0].section_path)
     where = " › ".join(path if path[0] == head else [head, *path])  # a document's H1 is usually its title
-    return f"the best vector hit lies in the section {where!r}: a section lookup, searched without the graph"
+    size = f" of a document of {doc_passages} passages (more than the {k} an answer reads)" if doc_passages else ""
+    return f"the best vector hit lies in the section {where!r}{size}: a section lookup, searched without the graph"
+
+
+async def best_hit_document_passages(tools: Mapping[str, RetrievalTool], found: list[Evidence]) -> int | None:
+    """How many passages the document of ``found``'s best hit holds, asked of the index tool only when that hit
+    lies under headings (a passage corpus costs nothing); None when there is no such hit or the index cannot
+    tell (the lookup failing is logged, not fatal)."""
+    tool = tools.get(INDEX_TOOL)
+    if not found or not in_sectioned_document(found[0]) or not isinstance(tool, DocumentSizes):
+        return None
+    try:
+        return await tool.document_passages(found[0].doc_id)
+    except ToolError as exc:
+        log.warning("document length lookup failed: %s", exc)
+        return None
 
 
 def make(kit: Kit) -> Any:
@@ -123,7 +145,8 @@ def make(kit: Kit) -> Any:
         if not (kit.cfg.sections_by_vector and INDEX_TOOL in tools and len(tools) > 1 and not planned_other):
             return list(await asyncio.gather(*(one(t, query, i, reason, k, meter) for t in tools))), tools
         head = await one(INDEX_TOOL, query, i, reason, k, meter)
-        why = section_lookup_reason(head[1])
+        size = await best_hit_document_passages(kit.deps.tools, head[1])
+        why = section_lookup_reason(head[1], size, kit.cfg.top_k)
         if why is None:
             rest = await asyncio.gather(*(one(t, query, i, reason, k, meter) for t in tools if t != INDEX_TOOL))
             by_tool = {INDEX_TOOL: head, **{record["tool"]: (record, found) for record, found in rest}}

@@ -56,12 +56,13 @@ async def test_mixed_folder_end_to_end_with_the_scripted_llm(settings: Settings,
     assert single["sec"].scores.section_recall is not None and single["sec"].scores.em == 1.0
     assert single["abs"].said_not_found is True
     assert summary["strategies"]["single_shot"]["section_recall"] is not None
-    # the fused baseline searches as the agent's first search: vector and graph for passages, the vector search
-    # alone where its best hit lies in a document's section (agent.sections_by_vector); one answer call
+    # the fused baseline searches as the agent's first search: vector and graph, the vector search alone only
+    # where its best hit lies in a section of a document longer than a result list (agent.sections_by_vector):
+    # the guide here is a few passages, so its section question is fused too; one answer call
     fused = summary["strategies"]["single_shot_fused"]
     assert fused["errors"] == 0 and fused["llm_calls_mean"] == 1.0
     ran = {r.question_id: r.trajectory.tool_calls for r in result.records["single_shot_fused"]}
-    assert ran["sec"] == ["vector_search"] and sorted(ran["mh"]) == ["graph_search", "vector_search"]
+    assert sorted(ran["sec"]) == sorted(ran["mh"]) == ["graph_search", "vector_search"]
     n_graph = sum("graph_search" in calls for calls in ran.values())
     assert fused["tools"] == {"graph_search": {"calls_mean": n_graph / 4}, "vector_search": {"calls_mean": 1.0}}
     assert {r.question_id: r.scores.em for r in result.records["single_shot_fused"]}["abs"] == 1.0

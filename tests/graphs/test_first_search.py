@@ -61,7 +61,17 @@ async def test_a_deeper_k_extends_the_fused_list_without_reordering_its_head(mak
 
 
 class SectionTool(DepthTool):
-    """A DepthTool whose passages of the manual lie under headings (``section_path``), as a chunked document's do."""
+    """A DepthTool whose passages of the manual lie under headings (``section_path``), as a chunked document's do,
+    and whose index says how many passages each document holds (``tools.base.DocumentSizes``; the manual: ``size``)."""
+
+    def __init__(self, name: str, passages: Any, size: int = 40) -> None:
+        super().__init__(name, passages)
+        self.size = size
+        self.sized: list[str] = []
+
+    async def document_passages(self, doc_id: str) -> int:
+        self.sized.append(doc_id)
+        return self.size if doc_id == "manual" else 1
 
     async def search(self, query: str, *, k: int = 5, filters: Any = None) -> list[Any]:
         found = await super().search(query, k=k, filters=filters)
@@ -104,6 +114,37 @@ def test_the_section_reason_names_a_title_heading_once() -> None:
     ev = Evidence(id="c", doc_id="d", text="t", title="Ada Venn", section_path=["Ada Venn", "Career"])
     assert "'Ada Venn › Career'" in (section_lookup_reason([ev]) or "")
     assert section_lookup_reason([ev.model_copy(update={"section_path": []})]) is None  # a passage: no lookup
+    assert section_lookup_reason([ev], 5, 5) is None  # a document a result list can hold whole: no lookup
+    assert "a document of 6 passages" in (section_lookup_reason([ev], 6, 5) or "")
+
+
+async def test_a_short_article_under_a_heading_is_fused_with_the_graph(make_deps: MakeDeps) -> None:
+    """A document of at most ``top_k`` passages (an article that opens with a heading) can be read whole: which
+    articles to read is the question, so the graph is asked and no section route is taken."""
+    vector = SectionTool("vector_search", [*PASSAGES, MANUAL], size=3)
+    graph = DepthTool("graph_search", [*PASSAGES, MANUAL])
+    deps = make_deps(ScriptedLLM(["RotatingFileHandler [E1]"]), [vector, graph], top_k=3, fusion_depth=7)
+    envs = [e async for e in stream_single_shot_fused(deps, RunRequest(question="Which handler rotates logs?"))]
+    assert vector.sized == ["manual"] and graph.ks == [7]
+    assert [c.tool for c in of_kind(envs, "tool_call")] == ["vector_search", "graph_search"]
+    assert all(r.source != "section" for r in of_kind(envs, "route"))
+    # one passage longer than top_k: a section lookup, and the route says how long the document is
+    long_vector = SectionTool("vector_search", [*PASSAGES, MANUAL], size=4)
+    deps = make_deps(ScriptedLLM(["RotatingFileHandler [E1]"]), [long_vector, graph], top_k=3, fusion_depth=7)
+    envs = [e async for e in stream_single_shot_fused(deps, RunRequest(question="Which handler rotates logs?"))]
+    routes = of_kind(envs, "route")
+    assert routes[-1].source == "section" and "a document of 4 passages" in routes[-1].reason
+
+
+async def test_an_index_that_cannot_size_documents_reads_a_section_hit_as_long(make_deps: MakeDeps) -> None:
+    class UnsizedSectionTool(SectionTool):
+        document_passages = None  # type: ignore[assignment]  # not a DocumentSizes
+
+    vector = UnsizedSectionTool("vector_search", [*PASSAGES, MANUAL])
+    graph = DepthTool("graph_search", [*PASSAGES, MANUAL])
+    deps = make_deps(ScriptedLLM([]), [vector, graph], top_k=3, fusion_depth=7)
+    found = await first_search(deps, "Which handler rotates log files at maxBytes?")
+    assert graph.ks == [] and found[0].doc_id == "manual"
 
 
 async def test_sections_by_vector_off_fuses_section_hits_with_the_graph(make_deps: MakeDeps) -> None:

@@ -400,3 +400,34 @@ async def test_missing_words_are_the_words_no_live_passage_of_the_tenant_has(
     finally:
         ing.close()
         store.close()
+
+
+@pytest.mark.parametrize("engine", EMBEDDED)
+@pytest.mark.parametrize("tenancy", ["collection", "payload"])
+async def test_document_passages_counts_a_documents_live_chunks_in_its_tenant(
+    tmp_path: Path, embedder: Embedder, corpus_path: Path, engine: str, tenancy: str
+) -> None:
+    """``document_passages`` (how long a hit's document is, for the section rule): a corpus passage is one chunk, a
+    manual with sections as many as ingestion stored for it, an unknown or deleted document none, and another
+    tenant's documents are not counted."""
+    settings = Settings(data_dir=tmp_path / "data", qdrant=QdrantConfig(layout=tenancy, engine=engine))
+    manual = tmp_path / "manual.md"
+    body = " ".join(f"word{i}" for i in range(60))
+    manual.write_text("# Manual\n\n" + "".join(f"## Part {n}\n\n{body} part{n}.\n\n" for n in range(4)))
+    store = open_vector_store(settings)
+    ing = Ingestor(settings, embedder, store)
+    try:
+        ing.ingest_corpus(corpus_path, "alpha")
+        ing.ingest_paths([manual], "alpha")
+        alpha = VectorSearchTool(embedder, store, "alpha")
+        (doc_id,) = {p["doc_id"] for p in store.points("alpha").values() if p.get("title") == "Manual"}
+        stored = sum(1 for p in store.points("alpha").values() if p["doc_id"] == doc_id)
+        assert stored >= 4 and await alpha.document_passages(doc_id) == stored  # one chunk a part at least
+        assert await alpha.document_passages("p01") == 1
+        assert await alpha.document_passages("no-such-doc") == 0
+        assert await VectorSearchTool(embedder, store, "beta").document_passages(doc_id) == 0
+        ing.delete_document("p01", "alpha")
+        assert await alpha.document_passages("p01") == 0
+    finally:
+        ing.close()
+        store.close()
