@@ -58,7 +58,8 @@ class TreeConfig(BaseModel):
     summary_batch: int = 8
     """Nodes summarised per LLM call."""
     offer_without_sections: bool = False
-    """Offer ``tree_search`` to the agent even when no document of the tenant has sections. Over a corpus of
+    """Offer ``tree_search`` to the agent even when no document of the tenant has sections (more than one heading:
+    an article whose only heading is its title has none to choose between). Over a corpus of
     one-paragraph passages the tool is an LLM re-ranker of a lexical pre-filter: on HotpotQA's first 10 questions
     offering it cost 57 % more prefilled tokens and 62 % more median wall time for lower F1 (42.3 vs 48.0;
     ``evals/results/ablations/README.md``). A run that names it in its tools still gets it."""

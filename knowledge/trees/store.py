@@ -217,7 +217,8 @@ class TreeStore:
             self._db.executemany("INSERT OR REPLACE INTO summary_cache VALUES (?, ?)", list(items.items()))
 
     def has_sections(self, tenant: str, *, max_age_s: float = 60.0) -> bool:
-        """Whether any document of the tenant has a table of contents (a tree of more than its root).
+        """Whether any document of the tenant has a table of contents: a tree of more than its root and one heading
+        (an article whose only heading is its title is a passage with a title, not a document to navigate).
 
         Remembered per tenant until this store changes the tenant's trees, or for ``max_age_s`` (another
         process may have ingested); the scan stops at the first sectioned document.
@@ -228,7 +229,7 @@ class TreeStore:
             if known is not None and now - known[1] < max_age_s:
                 return known[0]
             row = self._db.execute(
-                "SELECT 1 FROM trees WHERE tenant = ? AND json_array_length(tree, '$.nodes') > 1 LIMIT 1", (tenant,)
+                "SELECT 1 FROM trees WHERE tenant = ? AND json_array_length(tree, '$.nodes') > 2 LIMIT 1", (tenant,)
             ).fetchone()
             self._sectioned[tenant] = (row is not None, now)
             return row is not None

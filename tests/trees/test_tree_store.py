@@ -8,7 +8,7 @@ import pytest
 from tree_support import MANUAL, manual_doc
 
 from knowledge.chunking import chunk_document
-from knowledge.models import Document
+from knowledge.models import Document, Section
 from knowledge.trees import TreeSink, TreeStore, build_tree
 from knowledge.trees import sink as sink_mod
 from knowledge.trees.store import fts_query
@@ -116,6 +116,16 @@ def test_has_sections_follows_the_tenants_documents(tmp_path: Path) -> None:
     store.put("t", build_tree(short), short.text)
     assert len(build_tree(short).nodes) == 1  # a one-paragraph passage is its root alone
     assert not store.has_sections("t") and not store.has_sections("empty")
+    titled = Document(
+        id="a1",
+        title="Nolan",
+        text="Christopher Nolan was born in London.",
+        source="a1.md",
+        sections=[Section(level=1, title="Nolan", start=0, end=37)],
+    )
+    assert len(build_tree(titled).nodes) == 2  # an article whose one heading is its title: root and that heading
+    store.put("t", build_tree(titled), titled.text)
+    assert not store.has_sections("t")  # no table of contents to navigate
     doc = manual_doc()
     store.put("t", build_tree(doc), doc.text)  # a put forgets what was known
     assert store.has_sections("t") and not store.has_sections("other")
