@@ -176,7 +176,9 @@ def table(results: dict[str, Any]) -> str:
         f"Commit {prov['git'].get('commit', '?')}{'+dirty' if prov['git'].get('dirty') else ''}, "
         f"{prov['machine'].get('cpu', '?')}, load "
         f"{prov['machine'].get('load')}; retrieval only, no LLM. Each rule is applied to the same vector and graph "
-        "lists of each question.",
+        "lists of each question. `NAME-articles`: that dev set's corpus written as one Markdown article per passage "
+        "(its title as a heading), scored by recall over documents. `routed to vector alone` counts the questions "
+        "each routing rule sent to the vector search alone.",
         "",
         "| dataset | n section / passage | routed to vector alone | rule | " + " | ".join(cols) + " |",
         "|---|---|---|---|" + "---|" * len(cols),
