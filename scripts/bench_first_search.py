@@ -120,11 +120,10 @@ def scores(q: Question, found: Sequence[Evidence]) -> dict[str, float | None]:
     """Section@k and Recall@k of one ranked list, as the eval scores a retrieval-only record; a question whose gold
     documents name no section (an article set) is scored by Recall@k over documents, as passages are."""
     out: dict[str, float | None] = {}
-    gold = q.supporting_passage_ids or ([] if q.gold_path else q.gold_doc)
     if q.gold_path:
         for k in (1, 3, 5):
             out[f"section@{k}"] = section_recall([(ev.doc_id, ev.section_path) for ev in found[:k]], q.gold_sections)
-    elif gold:
+    elif gold := q.supporting_passage_ids or q.gold_doc:
         ranked = dedupe(ev.doc_id for ev in found)
         for k in (2, 5, 10):
             out[f"recall@{k}"] = recall_at_k(ranked, gold, k)
