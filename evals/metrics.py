@@ -23,13 +23,25 @@ def normalize_answer(text: str) -> str:
     return " ".join(no_articles.split())
 
 
+def symbols(text: str) -> str:
+    """An answer written only in symbols, compared as written: lower case, whitespace collapsed, a full stop and
+    quotes or backticks around it dropped."""
+    return " ".join(text.lower().split()).strip(" .`'\"")
+
+
 def exact_match(prediction: str, gold: str) -> float:
-    """1.0 when the normalised strings are equal, else 0.0."""
+    """1.0 when the normalised strings are equal, else 0.0. A gold answer that normalisation erases (only symbols:
+    "_", "\\") is compared as written (``symbols``); normalised, any reply of punctuation alone would match it."""
+    if not normalize_answer(gold):
+        return float(bool(symbols(gold)) and symbols(prediction) == symbols(gold))
     return float(normalize_answer(prediction) == normalize_answer(gold))
 
 
 def token_f1(prediction: str, gold: str) -> float:
-    """Token F1 of the normalised strings (HotpotQA rule: yes / no / noanswer only match exactly)."""
+    """Token F1 of the normalised strings (HotpotQA rule: yes / no / noanswer only match exactly); a gold answer
+    of symbols only scores its exact match (SQuAD 2.0 scores an empty token list by equality too)."""
+    if not normalize_answer(gold):
+        return exact_match(prediction, gold)
     pred, ref = normalize_answer(prediction), normalize_answer(gold)
     special = ("yes", "no", "noanswer")
     if (pred in special or ref in special) and pred != ref:

@@ -246,8 +246,9 @@ class AgentConfig(BaseModel):
     turns in its prompt either way."""
     shorten_answers: bool = True
     """A factoid's final answer that says more than the short phrase asked, where that phrase is found without a
-    model (``agents.roles.shorten``: a date question answered with a sentence keeps its one date), is cut to it; the
-    finalize step's summary keeps the sentence (``shortened_from``)."""
+    model (``agents.roles.shorten``: a date question answered with a sentence keeps its one date; a sentence that
+    restates the question around its answer keeps the answer), is cut to it; the finalize step's summary keeps the
+    sentence (``shortened_from``)."""
     check_answer_type: bool = True
     """A factoid's final answer not of the kind its question asks ends "not found", the rejected answer and the
     reason in the finalize step's summary (``agents.roles.checks.check_answer_type``: a date question answered with
@@ -263,6 +264,12 @@ class AgentConfig(BaseModel):
     """Add the run's ideal radix reuse (``radix_cached_share``, agents/llm/radix) to ``done``: every prompt of the run
     is tokenized by the backend before ``done`` goes out (two HTTP calls per LLM call). An eval metric: ``waypoint
     eval`` turns it on, a served run leaves it off."""
+    verify_same_context: bool = True
+    """The verifier of an answer written by the combined grade-and-answer call (the first pass, or the plan's last
+    step) reads the passages that call read, graded or not, in the same order: its prompt then repeats the call's
+    prompt up to its own instruction, and the server serves that from its KV cache (only the instruction and the
+    draft are prefilled). Off: it reads the kept passages only, and its prompt leaves the call's at the first
+    passage the grade dropped. The draft's citations say which passages the claim rests on either way."""
     keep_dropped: bool = False
     """Append-only context: evidence the grader dropped stays in every later prompt until compaction prunes it, so
     no call re-reads what an earlier one had cached. On HotpotQA (1.5B, 10 questions) it served 78 % of prompt

@@ -45,7 +45,7 @@ def make(kit: Kit) -> Any:
             not_found, text = True, NOT_FOUND_TEXT
         if kit.cfg.shorten_answers and factoid and not not_found:
             short = short_answer(text, state["question"])
-            if short != text:  # the date the sentence states, as a date question asks
+            if short != text:  # the date the sentence states, or the answer the restated question frames
                 summary["shortened_from"] = text
                 text = short
         cites = [] if not_found or chat else citations(state, draft)

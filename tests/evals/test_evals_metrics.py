@@ -41,6 +41,22 @@ def test_exact_match_ignores_case_articles_and_punctuation() -> None:
     assert exact_match("Walt Disney", "Walt Disney Pictures.") == 0.0
 
 
+@pytest.mark.parametrize(
+    ("pred", "gold", "expected"),
+    [
+        ("_", "_", 1.0),
+        ("`_`", "_", 1.0),
+        ("%", "_", 0.0),  # normalised, both would be "" and match
+        ("", "_", 0.0),
+        ("\\", "\\", 1.0),
+        ("underscore", "_", 0.0),
+    ],
+)
+def test_a_gold_answer_of_symbols_only_is_compared_as_written(pred: str, gold: str, expected: float) -> None:
+    assert exact_match(pred, gold) == expected
+    assert token_f1(pred, gold) == expected
+
+
 def test_token_f1_hand_worked() -> None:
     # pred tokens: walt disney | gold: walt disney pictures -> P=2/2, R=2/3, F1=0.8
     assert token_f1("Walt Disney", "Walt Disney Pictures.") == pytest.approx(0.8)

@@ -1,5 +1,6 @@
-"""``agent.shorten_answers``: a date question's sentence answer ends as its date, the sentence kept in the finalize
-step's summary; citations are unchanged. Driven by the scripted double."""
+"""``agent.shorten_answers``: a date question's sentence answer ends as its date, a sentence restating the question
+as its answer, the sentence kept in the finalize step's summary; citations are unchanged. Driven by the scripted
+double."""
 
 from __future__ import annotations
 
@@ -36,3 +37,13 @@ async def test_a_question_that_asks_no_date_keeps_its_answer(make_deps: MakeDeps
     tools = [ListTool("vector_search"), ListTool("graph_search")]
     envs = await run_all(make_deps(llm, tools, first_pass=True), "Where was Christopher Nolan born?")
     assert of_kind(envs, "answer")[0].text == "London, on 30 July 1970"
+
+
+async def test_a_sentence_restating_the_question_ends_as_its_answer(make_deps: MakeDeps) -> None:
+    sentence = "Christopher Nolan was born in London"
+    llm = ScriptedLLM([first_by("born", answer=sentence), OK])
+    tools = [ListTool("vector_search"), ListTool("graph_search")]
+    envs = await run_all(make_deps(llm, tools, first_pass=True), "Where was Christopher Nolan born?")
+    answer = of_kind(envs, "answer")[0]
+    assert answer.text == "London" and [c.doc_id for c in answer.citations] == ["p-born"]
+    assert finalize_summary(envs)["shortened_from"] == sentence
