@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from agents.prompting import Block, clean_title, one_line
 from graphs.state import AgentState, EvidenceRecord, SubQuestion
 
@@ -29,19 +31,28 @@ def plan_line(i: int, sq: SubQuestion) -> str:
 
 
 def context_blocks(
-    state: AgentState, *, max_words: int, history_turns: int = 3, keep_dropped: bool = False
+    state: AgentState,
+    *,
+    max_words: int,
+    history_turns: int = 3,
+    keep_dropped: bool = False,
+    shown: Collection[str] | None = None,
 ) -> list[Block]:
     """Blocks that only grow within a run (until compaction): earlier turns, question, evidence (first-seen,
-    graded or not), notes, plan."""
+    graded or not), notes, plan. ``shown``: the evidence labels to show whatever their grade (the passages an
+    earlier call read), instead of the statuses ``keep_dropped`` picks."""
     blocks: list[Block] = []
     turns = state.get("history", [])[-history_turns:] if history_turns else []
     if turns:
         blocks.append(Block("Earlier turns", "\n".join(f"Q: {t['question']}\nA: {t['answer']}" for t in turns)))
     blocks.append(Block("Question", state["question"]))
     statuses = shown_statuses(keep_dropped)
-    shown = [r for r in state.get("evidence", []) if r["status"] in statuses]
-    if shown:
-        blocks.append(Block("Evidence", "\n".join(passage(r, max_words) for r in shown)))
+    records = state.get("evidence", [])
+    listed = [r for r in records if r["label"] in shown] if shown is not None else []
+    if shown is None or not listed:
+        listed = [r for r in records if r["status"] in statuses]
+    if listed:
+        blocks.append(Block("Evidence", "\n".join(passage(r, max_words) for r in listed)))
     if notes := state.get("notes", []):
         blocks.append(Block("Notes", "\n".join(f"- {n}" for n in notes)))
     if plan := state.get("plan", []):

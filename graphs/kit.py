@@ -44,6 +44,18 @@ class Kit:
             state, max_words=cfg.passage_words, history_turns=cfg.history_turns, keep_dropped=cfg.keep_dropped
         )
 
+    def verify_context(self, state: AgentState) -> Sequence[Block]:
+        """The verifier's context: the passages the draft was written from. After the combined grade-and-answer
+        call (``answered_from``, ``agent.verify_same_context``) that is its prompt's evidence, graded or not, so
+        the verifier's prompt repeats the call's context up to its own instruction; else the run's context."""
+        cfg = self.cfg
+        answered_from = state.get("answered_from", [])
+        if not (cfg.verify_same_context and answered_from):
+            return self.context(state)
+        return context_blocks(
+            state, max_words=cfg.passage_words, history_turns=cfg.history_turns, shown=set(answered_from)
+        )
+
 
 def make_kit(deps: Deps, *, planning: bool = True, tools: Collection[str] | None = None) -> Kit:
     """A kit whose prefix lists ``tools`` (default: every tool in the registry), not only a run's allowed ones, so

@@ -182,6 +182,10 @@ class AgentState(TypedDict, total=False):
     """Why the run stopped early (``max_steps``, ``max_llm_calls``, ``wall_clock``), or empty."""
     draft: str
     """The answer text as last generated."""
+    answered_from: list[str]
+    """Labels of the evidence in the prompt of the combined grade-and-answer call that wrote ``draft``, in prompt
+    order (``agent.verify_same_context``): the verifier reads those passages, so its prompt repeats that call's
+    context and the server serves it from cache. Empty when the answerer wrote the draft from the kept evidence."""
     repaired: bool
     """Whether the verify repair attempt was used."""
     problems: list[str]
@@ -234,6 +238,7 @@ def initial_state(question: str, tools: list[str], started_at: float) -> AgentSt
         "started_at": started_at,
         "stop_reason": "",
         "draft": "",
+        "answered_from": [],
         "repaired": False,
         "problems": [],
         "verified": None,

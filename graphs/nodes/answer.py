@@ -86,9 +86,12 @@ def has_support(state: AgentState) -> bool:
 
 
 def make(kit: Kit) -> Any:
-    """The answer node."""
+    """The answer node: the draft it writes was written from the kept evidence (``answered_from`` cleared)."""
 
     async def run(state: AgentState, meter: Meter) -> dict[str, Any]:
+        return {**await write(state, meter), "answered_from": []}
+
+    async def write(state: AgentState, meter: Meter) -> dict[str, Any]:
         repair = bool(state.get("problems")) and not state.get("repaired", False)
         needs = state.get("needs_retrieval", True)
         if not can_call(meter.budget, kit.cfg):

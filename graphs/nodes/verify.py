@@ -17,7 +17,7 @@ def make(kit: Kit) -> Any:
     async def run(state: AgentState, meter: Meter) -> dict[str, Any]:
         try:
             out, calls = await verify(
-                kit.deps.llm, kit.builder, kit.context(state), question=state["question"], draft=state["draft"]
+                kit.deps.llm, kit.builder, kit.verify_context(state), question=state["question"], draft=state["draft"]
             )
             meter.record("verifier", calls)
         except LLMOutputError as exc:

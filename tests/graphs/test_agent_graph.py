@@ -420,7 +420,7 @@ def dropping_script() -> list[object]:
 
 async def test_by_default_dropped_evidence_leaves_the_prompt(make_deps: MakeDeps) -> None:
     llm = ScriptedLLM(dropping_script())
-    envs = await run_all(make_deps(llm), Q2)
+    envs = await run_all(make_deps(llm, **SEPARATE), Q2)  # users[3] is the answerer's prompt
     users = prompts(llm)
     assert "Inception is a 2010 science fiction film" in users[1]  # graded in hop 1 ...
     assert "Inception is a 2010" not in users[3] and "born in London" in users[3]  # ... gone from the answer prompt

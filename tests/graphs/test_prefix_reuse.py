@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 import pytest
-from agent_support import ListTool, MakeDeps, cite, grade_by, j, of_kind, run_all
+from agent_support import ListTool, MakeDeps, cite, first_by, grade_by, j, of_kind, run_all
 
 from agents.llm import ScriptedLLM
 from agents.llm.radix import ideal_cached
@@ -100,3 +100,40 @@ async def test_a_served_run_tokenizes_nothing_and_reports_no_radix_figure(make_d
     totals = of_kind(envs, "done")[0].totals
     assert totals["llm_calls"] == 1 and llm.tokenized == 0
     assert not any(key.startswith("radix_") for key in totals)
+
+
+def _verifier_prompt(llm: ScriptedLLM) -> tuple[str, str]:
+    """(first pass's prompt, verifier's prompt) as sent, instruction included."""
+    sent = ["\n".join(m["content"] for m in msgs) for msgs, _ in llm.calls]
+    first = next(p for p in sent if "complete: true" in p)
+    verifier = next(p for p in sent if "against the evidence it cites" in p)
+    return first, verifier
+
+
+async def _first_pass_then_verify(make_deps: MakeDeps, *, same: bool) -> tuple[str, str, dict[str, Any]]:
+    llm = ScriptedLLM([first_by("born in London", answer="London"), j(supported=True, unsupported_claims=[])])
+    tools = [ListTool("vector_search"), ListTool("graph_search")]
+    deps = make_deps(llm, tools, first_pass=True, verify_same_context=same, measure_prefix_reuse=True)
+    envs = await run_all(deps, "Where was Christopher Nolan born in 1970?")
+    assert of_kind(envs, "answer")[0].text == "London"
+    first, verifier = _verifier_prompt(llm)
+    return first, verifier, of_kind(envs, "done")[0].totals
+
+
+async def test_the_verifier_reads_the_passages_the_first_pass_answered_from(make_deps: MakeDeps) -> None:
+    """The combined call grades 5 passages and keeps 1; the verifier's prompt repeats the call's context through its
+    evidence (the dropped passages included), so only the plan line's answer and its instruction are new; off, it
+    leaves the call's prompt at the first dropped passage and prefills the rest again."""
+    first, verifier, on = await _first_pass_then_verify(make_deps, same=True)
+    context = first[: first.index("## Plan")]  # through the evidence (the plan line gains its answer after)
+    dropped = [line for line in context.splitlines() if line.startswith("[E") and "born in London" not in line]
+    assert dropped  # the call read passages it did not keep
+    assert verifier.startswith(context)
+    first_off, verifier_off, off = await _first_pass_then_verify(make_deps, same=False)
+    assert first_off == first  # the same first call
+    assert not verifier_off.startswith(context) and not any(line in verifier_off for line in dropped)
+
+    def prefilled(totals: dict[str, Any]) -> int:
+        return int(totals["radix_prompt_tokens"] - totals["radix_cached_tokens"])
+
+    assert prefilled(on) < prefilled(off)
