@@ -112,7 +112,14 @@ def main() -> None:
     payload = {"commit": commit.stdout.strip(), "results_root": str(args.results.relative_to(ROOT)), "by": result}
     args.out.with_suffix(".json").write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n")
     title = "# Factoid answers cut to their short phrase (`agents.roles.shorten`)"
-    md = f"{title}\n\nCommit {payload['commit']}.\n\n{table(result)}\n"
+    about = (
+        'Every answer record committed under `evals/results`, distinct (question, answer) pairs, "not found" '
+        "left out; each rule applied to the answers the runs gave (no LLM). `date`: date questions only. "
+        f"`restated`: at `RESTATED_MIN_TOKENS` = {RESTATED_MIN_TOKENS}; `restated_minN`: the same rule at N, a "
+        "sensitivity check, not a candidate default. `both`: `short_answer`, what the agent's finalize step runs. "
+        "EM / F1 sums are over the changed answers only."
+    )
+    md = f"{title}\n\nCommit {payload['commit']}.\n\n{about}\n\n{table(result)}\n"
     args.out.with_suffix(".md").write_text(md)
     print(table(result))
 
