@@ -54,6 +54,7 @@ from evals.resources import EvalResources  # noqa: E402
 from graphs.nodes.retrieve import best_hit_document_passages, section_lookup_reason  # noqa: E402
 from knowledge.models import Evidence  # noqa: E402
 from knowledge.settings import Settings  # noqa: E402
+from tools.base import DocumentSizes  # noqa: E402
 from tools.fusion import fuse, in_sectioned_document  # noqa: E402
 
 SETS = ("hotpotqa", "2wikimultihopqa", "musique")
@@ -109,10 +110,65 @@ def articles_as_eval(name: str, dst: Path) -> Path:
     return dst
 
 
+def chapters(markdown: str) -> list[tuple[str, str]]:
+    """A Markdown manual cut at its level-2 headings (``## ``, outside code fences) into (heading, text) chapters,
+    each heading one level up (its ``##`` a ``#``, its ``###`` a ``##``); the text before the first ``## `` is the
+    first chapter, under the manual's own title."""
+    out: list[tuple[str, list[str]]] = []
+    fenced = False
+    for line in markdown.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        heading = not fenced and line.startswith("#")
+        if heading and line.startswith("## "):
+            out.append((line[3:].strip(), []))
+        if not out:
+            title = line[2:].strip() if heading and line.startswith("# ") else ""
+            out.append((title, []))
+        out[-1][1].append(line[1:] if heading and line.startswith("##") else line)
+    return [(title, "\n".join(lines) + "\n") for title, lines in out]
+
+
+def chapters_as_eval(src: Path, dst: Path) -> Path:
+    """``evals/data/structured`` with each manual cut into its chapters (``chapters``: one document per level-2
+    section, ``<manual>--NN.md``): documents of a few to a few dozen passages with sections of their own, the size
+    between a short article and a manual. A question's gold section moves to its chapter, its path to the
+    chapter's headings."""
+    (dst / "docs").mkdir(parents=True, exist_ok=True)
+    where: dict[tuple[str, str], str] = {}
+    for doc in sorted((src / "docs").glob("*.md")):
+        parts = chapters(doc.read_text(encoding="utf-8"))
+        for i, (title, text) in enumerate(parts):
+            name = f"{doc.stem}--{i:02d}.md"
+            (dst / "docs" / name).write_text(text, encoding="utf-8")
+            where[(doc.name, title if i else "")] = name
+    with (src / "questions.jsonl").open() as fin, (dst / "dev_questions.jsonl").open("w") as fout:
+        for line in fin:
+            q = json.loads(line)
+            path = q["gold_path"]
+            chapter = path[1] if len(path) > 1 else ""
+            gold = where.get((q["doc"], chapter))
+            if gold is None:
+                continue  # a heading the cut did not find (not a level-2 section)
+            row = {
+                "id": q["id"],
+                "question": q["question"],
+                "answers": ["(the gold section)"],  # retrieval only: never scored
+                "gold_doc": gold,
+                "gold_path": path[1:] if chapter else path,
+                "type": "section",
+            }
+            fout.write(json.dumps(row) + "\n")
+    return dst
+
+
 def dataset_spec(name: str, tmp: Path) -> tuple[str, str]:
-    """(label, dataset argument): ``NAME-articles`` is written into ``tmp``, anything else as ``resolve`` reads it."""
+    """(label, dataset argument): ``NAME-articles`` and ``structured-chapters`` are written into ``tmp``, anything
+    else as ``resolve`` reads it."""
     if name.endswith("-articles"):
         return name, str(articles_as_eval(name.removesuffix("-articles"), tmp / name))
+    if name == "structured-chapters":
+        return name, str(chapters_as_eval(ROOT / "evals/data/structured", tmp / name))
     return resolve(name, tmp)
 
 
@@ -149,9 +205,17 @@ async def measure(settings: Settings, label: str, spec: str) -> dict[str, Any]:
             vector_alone["long_doc"] += route.long_doc
             for name, rule in RULES.items():
                 per_rule[name].append(scores(q, rule(vec, graph, max(KS), route)))
+        index = deps.tools["vector_search"]
+        sizes = [await index.document_passages(n) for n in ds.doc_names] if isinstance(index, DocumentSizes) else []
     finally:
         await resources.aclose()
     summary: dict[str, Any] = {"n": len(asked), "routed_to_vector_alone": vector_alone, "rules": {}}
+    if sizes:  # passages a document holds, over the docs/ folder: what "short" and "long" mean here
+        summary["doc_passages"] = {"n": len(sizes), "min": min(sizes), "median": statistics.median(sizes)}
+        summary["doc_passages"] |= {
+            "max": max(sizes),
+            f"at_most_{settings.agent.top_k}": sum(n <= settings.agent.top_k for n in sizes),
+        }
     for name, rows in per_rule.items():
         keys = sorted({key for row in rows for key in row})
         summary["rules"][name] = {
@@ -189,6 +253,15 @@ def table(results: dict[str, Any]) -> str:
             alone = entry["routed_to_vector_alone"]
             routed = alone.get(ALONE_BY_RULE.get(name, ""), "–")
             lines.append(f"| {label} | {ns} | {routed} | {name} | " + " | ".join(cells) + " |")
+    sized = [(label, e["doc_passages"]) for label, e in results["datasets"].items() if "doc_passages" in e]
+    if sized:
+        lines += ["", "Passages a document holds (its `docs/` folder):", ""]
+        for label, d in sized:
+            short = next(k for k in d if k.startswith("at_most_"))
+            lines.append(
+                f"- {label}: {d['n']} documents, {d['min']}–{d['max']} passages (median {d['median']}), "
+                f"{d[short]} of at most {short.removeprefix('at_most_')}"
+            )
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,65 @@
+"""``scripts/bench_first_search.py``'s chapter set: a Markdown manual cut at its level-2 headings (code fences
+respected), each question's gold section moved to its chapter."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from evals_support import load_script
+
+MANUAL = """# tool — a manual
+
+Intro text.
+
+## Install
+
+Run it.
+
+```sh
+## not a heading: a comment in a code block
+```
+
+### From source
+
+Build it.
+
+## Use
+
+Call it.
+"""
+
+
+def test_chapters_cut_at_level_two_outside_code_fences() -> None:
+    bench = load_script("bench_first_search")
+    parts = bench.chapters(MANUAL)
+    assert [title for title, _ in parts] == ["tool — a manual", "Install", "Use"]
+    install = parts[1][1]
+    assert install.startswith("# Install\n") and "## From source" in install  # one level up
+    assert "## not a heading: a comment in a code block" in install  # fenced lines kept as they are
+    assert "Intro text." in parts[0][1] and "Intro text." not in install
+
+
+def test_questions_follow_their_section_into_its_chapter(tmp_path: Path) -> None:
+    bench = load_script("bench_first_search")
+    src = tmp_path / "src"
+    (src / "docs").mkdir(parents=True)
+    (src / "docs" / "tool.md").write_text(MANUAL)
+    rows = [
+        {
+            "id": "a",
+            "doc": "tool.md",
+            "question": "How to build?",
+            "gold_path": ["tool — a manual", "Install", "From source"],
+        },
+        {"id": "b", "doc": "tool.md", "question": "What is it?", "gold_path": ["tool — a manual"]},
+        {"id": "c", "doc": "tool.md", "question": "Lost?", "gold_path": ["tool — a manual", "No such chapter"]},
+    ]
+    (src / "questions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    dst = bench.chapters_as_eval(src, tmp_path / "dst")
+    assert sorted(p.name for p in (dst / "docs").iterdir()) == ["tool--00.md", "tool--01.md", "tool--02.md"]
+    got = [json.loads(line) for line in (dst / "dev_questions.jsonl").read_text().splitlines()]
+    assert [(q["id"], q["gold_doc"], q["gold_path"]) for q in got] == [
+        ("a", "tool--01.md", ["Install", "From source"]),
+        ("b", "tool--00.md", ["tool — a manual"]),
+    ]
