@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from agents.roles.checks import MONTH_NAMES, SHORT_ANSWER_WORDS, asks_date, tokens
+from agents.roles.checks import MONTH_NAMES, SHORT_ANSWER_WORDS, asks_date, is_choice, tokens
 
 _MONTH = rf"(?:{MONTH_NAMES})\.?"
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
@@ -75,11 +75,11 @@ def unrestated(answer: str, question: str, *, min_tokens: int = RESTATED_MIN_TOK
     An end is cut only when it holds at least ``min_tokens`` content tokens, each one the question's own (compared
     on 5-letter stems), and what is left says something the question does not and is a short phrase inside the
     restatement: no more content tokens than were cut off, and at most ``SHORT_ANSWER_WORDS`` (the first pass's
-    limit for a short answer). A cut never splits a run of
-    capitalised words (a name). One sentence only. An either/or question is left alone: its answer is one of the
-    names it gives, so what "says something new" cannot be told from the words."""
+    limit for a short answer). A cut never splits a run of capitalised words (a name). One sentence only. An
+    either/or question is left alone: its answer is one of the names it gives, so what "says something new" cannot
+    be told from the words."""
     body = answer.strip().rstrip(".").strip()
-    if not body or _INNER_STOP.search(body) or re.search(r"\bor\b", question, re.IGNORECASE):
+    if not body or _INNER_STOP.search(body) or is_choice(question):
         return answer
     spans = [m.span() for m in re.finditer(r"\S+", body)]
     words = [body[a:b] for a, b in spans]
@@ -93,7 +93,7 @@ def unrestated(answer: str, question: str, *, min_tokens: int = RESTATED_MIN_TOK
         return all(w <= asked for w in ws) and sum(len(w) for w in ws) >= min_tokens
 
     start, end = 0, len(words)
-    # a head that restates the question: the longest run of its words, backed off to the copula that ends it
+    # a head that restates the question: the longest run of its words, the article that ends it left to the answer
     heads = [j for j in range(len(words) - 1, 0, -1) if all(w <= asked for w in toks[:j])]
     if heads:
         j = heads[0]
