@@ -14,6 +14,12 @@ def shown_statuses(keep_dropped: bool) -> tuple[str, ...]:
     return ("kept", "candidate", "dropped") if keep_dropped else ("kept", "candidate")
 
 
+def shown_evidence(state: AgentState, keep_dropped: bool) -> list[EvidenceRecord]:
+    """The evidence a prompt shows, in first-seen order (``shown_statuses``)."""
+    statuses = shown_statuses(keep_dropped)
+    return [r for r in state.get("evidence", []) if r["status"] in statuses]
+
+
 def passage(record: EvidenceRecord, max_words: int) -> str:
     """``[E1] Title: text`` on one line, the text cut to ``max_words`` words, the title cleaned (no newlines or
     control characters, capped): a document cannot start a line of its own, so cannot fake a prompt block."""
@@ -46,11 +52,8 @@ def context_blocks(
     if turns:
         blocks.append(Block("Earlier turns", "\n".join(f"Q: {t['question']}\nA: {t['answer']}" for t in turns)))
     blocks.append(Block("Question", state["question"]))
-    statuses = shown_statuses(keep_dropped)
-    records = state.get("evidence", [])
-    listed = [r for r in records if r["label"] in shown] if shown is not None else []
-    if shown is None or not listed:
-        listed = [r for r in records if r["status"] in statuses]
+    listed = [r for r in state.get("evidence", []) if r["label"] in shown] if shown is not None else []
+    listed = listed or shown_evidence(state, keep_dropped)
     if listed:
         blocks.append(Block("Evidence", "\n".join(passage(r, max_words) for r in listed)))
     if notes := state.get("notes", []):

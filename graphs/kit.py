@@ -37,24 +37,23 @@ class Kit:
         """The first search's tools (``agent.first_call_tools``) among ``allowed``: the fused search."""
         return [t for t in self.cfg.first_call_tools if t in allowed]
 
-    def context(self, state: AgentState) -> Sequence[Block]:
-        """The run's growing prompt context."""
+    def context(self, state: AgentState, *, shown: Collection[str] | None = None) -> Sequence[Block]:
+        """The run's growing prompt context (``shown``: the evidence labels to show, whatever their grade)."""
         cfg = self.cfg
         return context_blocks(
-            state, max_words=cfg.passage_words, history_turns=cfg.history_turns, keep_dropped=cfg.keep_dropped
+            state,
+            max_words=cfg.passage_words,
+            history_turns=cfg.history_turns,
+            keep_dropped=cfg.keep_dropped,
+            shown=shown,
         )
 
     def verify_context(self, state: AgentState) -> Sequence[Block]:
         """The verifier's context: the passages the draft was written from. After the combined grade-and-answer
         call (``answered_from``, ``agent.verify_same_context``) that is its prompt's evidence, graded or not, so
         the verifier's prompt repeats the call's context up to its own instruction; else the run's context."""
-        cfg = self.cfg
-        answered_from = state.get("answered_from", [])
-        if not (cfg.verify_same_context and answered_from):
-            return self.context(state)
-        return context_blocks(
-            state, max_words=cfg.passage_words, history_turns=cfg.history_turns, shown=set(answered_from)
-        )
+        answered_from = state.get("answered_from", []) if self.cfg.verify_same_context else []
+        return self.context(state, shown=set(answered_from) or None)
 
 
 def make_kit(deps: Deps, *, planning: bool = True, tools: Collection[str] | None = None) -> Kit:

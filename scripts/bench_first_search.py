@@ -211,10 +211,13 @@ async def measure(settings: Settings, label: str, spec: str) -> dict[str, Any]:
         await resources.aclose()
     summary: dict[str, Any] = {"n": len(asked), "routed_to_vector_alone": vector_alone, "rules": {}}
     if sizes:  # passages a document holds, over the docs/ folder: what "short" and "long" mean here
-        summary["doc_passages"] = {"n": len(sizes), "min": min(sizes), "median": statistics.median(sizes)}
-        summary["doc_passages"] |= {
+        top_k = settings.agent.top_k
+        summary["doc_passages"] = {
+            "n": len(sizes),
+            "min": min(sizes),
+            "median": statistics.median(sizes),
             "max": max(sizes),
-            f"at_most_{settings.agent.top_k}": sum(n <= settings.agent.top_k for n in sizes),
+            f"at_most_{top_k}": sum(n <= top_k for n in sizes),
         }
     for name, rows in per_rule.items():
         keys = sorted({key for row in rows for key in row})

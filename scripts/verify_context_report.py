@@ -21,17 +21,15 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from evals.records import QuestionRecord
+from evals.store import load_records, records_path
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def records(folder: Path) -> dict[str, dict[str, Any]]:
+def records(folder: Path) -> dict[str, QuestionRecord]:
     """The agent records of one run folder by question id."""
-    out = {}
-    for path in sorted((folder / "records").glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            r = json.loads(line)
-            out[r["question_id"]] = r
-    return out
+    return load_records(records_path(folder, "agent"))
 
 
 def run_calls(db: sqlite3.Connection, run_id: str) -> tuple[list[dict[str, Any]], bool | None]:
@@ -55,15 +53,15 @@ def mean(xs: list[float]) -> float | None:
     return statistics.fmean(xs) if xs else None
 
 
-def arm(db: sqlite3.Connection, recs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def arm(db: sqlite3.Connection, recs: dict[str, QuestionRecord]) -> dict[str, Any]:
     """One arm's figures, and per question (prefilled tokens, wall s, verdict)."""
     ver: list[dict[str, Any]] = []
     per_q: dict[str, dict[str, Any]] = {}
     for qid, r in recs.items():
-        calls, verdict = run_calls(db, r["run_id"])
+        calls, verdict = run_calls(db, r.run_id)
         prefilled = sum((c["prompt_tokens"] or 0) - (c["cached_tokens"] or 0) for c in calls)
         ver += [c for c in calls if c["role"] == "verifier"]
-        per_q[qid] = {"prefilled": prefilled, "wall_s": r["latency_s"], "verdict": verdict, "f1": r["scores"]["f1"]}
+        per_q[qid] = {"prefilled": prefilled, "wall_s": r.latency_s, "verdict": verdict, "f1": r.scores.f1}
     v_prompt = [c["prompt_tokens"] for c in ver]
     v_prefill = [c["prompt_tokens"] - c["cached_tokens"] for c in ver]
     return {

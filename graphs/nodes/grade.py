@@ -18,7 +18,7 @@ from agents.roles.grader import Candidate, grade, keep_rules
 from agents.roles.hop import hop_question
 from agents.roles.router import unnamed
 from agents.roles.schemas import FirstPassOut
-from graphs.context import shown_statuses
+from graphs.context import shown_evidence
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.events import Graded, GradeItem, Token
 from graphs.kit import Kit
@@ -124,7 +124,7 @@ def make(kit: Kit) -> Any:
         if final:
             update["draft"] = draft
             # the passages the answer was written from, in prompt order (the verifier reads the same ones)
-            update["answered_from"] = [r["label"] for r in records if r["status"] in shown_statuses(cfg.keep_dropped)]
+            update["answered_from"] = [r["label"] for r in shown_evidence(state, cfg.keep_dropped)]
             update.update(first_update)
             update[SUMMARY_KEY]["complete"] = first_update.get("first_complete")
         return update

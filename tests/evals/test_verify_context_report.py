@@ -8,7 +8,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from evals_support import load_script
+from evals_support import load_script, record
+
+from evals.store import append_record, records_path
 
 
 def _store(path: Path, runs: dict[str, list[tuple[str, int, int]]], verdicts: dict[str, bool]) -> sqlite3.Connection:
@@ -28,11 +30,9 @@ def _store(path: Path, runs: dict[str, list[tuple[str, int, int]]], verdicts: di
 
 
 def _records(folder: Path, runs: dict[str, str], wall: float) -> Path:
-    (folder / "records").mkdir(parents=True)
-    lines = [
-        json.dumps({"question_id": q, "run_id": r, "latency_s": wall, "scores": {"f1": 1.0}}) for q, r in runs.items()
-    ]
-    (folder / "records" / "agent.jsonl").write_text("\n".join(lines) + "\n")
+    """An eval run folder whose agent records point at ``runs`` (question id → run id)."""
+    for qid, run_id in runs.items():
+        append_record(records_path(folder, "agent"), record(qid, latency=wall).model_copy(update={"run_id": run_id}))
     return folder
 
 
