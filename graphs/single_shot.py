@@ -8,7 +8,6 @@ its first-call tools: vector + graph, each ``fusion_depth`` deep, fused by recip
 
 from __future__ import annotations
 
-import dataclasses
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -65,20 +64,17 @@ async def first_search_with_tools(
     """The agent's first search of ``question`` and nothing else (no LLM call): its retrieve node over the
     first-call tools, each ``fusion_depth`` deep, fused by reciprocal rank into ``k`` (default ``agent.top_k``).
 
-    The fusion ranks every candidate before it cuts, so the top ``top_k`` of a deeper ``k`` are exactly the
-    agent's first search (the eval's retrieval-only ``fused`` strategy scores Recall@10 from one call). Also
+    A deeper ``k`` keeps the fused order after the first ``top_k``, which are exactly the agent's first search (the
+    place ``agent.follow_links`` fills included), so the eval's retrieval-only ``fused`` strategy scores Recall@5
+    and @10 from one call. Also
     returns the tools that ran (a section lookup asks the vector search alone, ``agent.sections_by_vector``).
     """
-    agent = deps.settings.agent
-    if k is not None and k != agent.top_k:
-        settings = deps.settings.model_copy(update={"agent": agent.model_copy(update={"top_k": k})})
-        deps = dataclasses.replace(deps, settings=settings)
     tools = first_search_tools(deps, RunRequest(question=question))
     state: AgentState = initial_state(question, tools, deps.clock())
     meter = Meter(
         {"steps": 0, "llm_calls": 0, "prompt_tokens": 0, "cached_tokens": 0, "completion_tokens": 0}, lambda _e: None
     )
-    found = await _first_search(make_kit(deps, planning=False), state, tools, meter)
+    found = await _first_search(make_kit(deps, planning=False), state, tools, meter, keep=k or 0)
     return found, list(state["plan"][0]["tools_tried"])
 
 
@@ -145,11 +141,14 @@ async def stream_single_shot(deps: Deps, request: RunRequest, *, fused: bool = F
         yield envelope
 
 
-async def _first_search(kit: Kit, state: AgentState, tools: list[str], meter: Meter) -> list[Evidence]:
-    """The agent's retrieve node, routed as its first search of the whole question; what it fused is kept."""
+async def _first_search(
+    kit: Kit, state: AgentState, tools: list[str], meter: Meter, *, keep: int = 0
+) -> list[Evidence]:
+    """The agent's retrieve node, routed as its first search of the whole question; what it fused is kept
+    (``keep`` items, 0: ``top_k``)."""
     question = state["question"]
     state["plan"] = [new_subquestion(question)]
-    state["route"] = {"tools": tools, "query": question, "reason": "the agent's first search"}
+    state["route"] = {"tools": tools, "query": question, "reason": "the agent's first search", "keep": keep}
     update = await retrieve_node.make(kit)(state, meter)
     state["plan"] = update["plan"]
     records: list[EvidenceRecord] = update["evidence"]

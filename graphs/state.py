@@ -90,6 +90,9 @@ class RouteChoice(TypedDict, total=False):
     (``routing="fused"``), a correction, or the router LLM (rewrite with ``rewrite_with_llm``, or no plan tool)."""
     k: int
     """Results asked of each tool (0: the default for the tool count)."""
+    keep: int
+    """Fused results kept (0: ``top_k``): a deeper list for retrieval-only scoring, whose first ``top_k`` are what
+    the agent gets."""
     fresh_only: bool
     """Leave out items already graded for this step (a correction wants new evidence, not the same again)."""
 

@@ -175,6 +175,12 @@ class AgentConfig(BaseModel):
     entities they share (a manual's own name is in all of them), not by what the question asks of it. Passages have
     no headings and a short article (at most ``top_k`` passages: the answer can read it whole) is about which
     articles to read, so both are fused as before (docs/bench/first_search.md)."""
+    follow_links: bool = True
+    """A fused search's last place (of ``top_k``) goes to a further hit whose document its best hit names by title,
+    when there is one: the article a first-hop passage links to, where a bridge question's second hop lives
+    (``tools.fusion.linked_from_best``; the item's reason says which hit named it). Dev R@5 of the first search
+    87 -> 94 / 94 -> 95.5 / 70.8 -> 73.8 (HotpotQA / 2Wiki / MuSiQue), no LLM call, no extra query
+    (docs/bench/first_search_links.md). Off: the fused order alone."""
     rewrite_with_llm: bool = False
     """A ``rewrite`` correction asks the router LLM for a new query (one call). Off: the query is rewritten by rule
     (the sub-question plus the question's words it lacks): no call, and no evidence text pasted into the query."""

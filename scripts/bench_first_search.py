@@ -17,12 +17,17 @@ first search's candidate rules are applied to those two lists:
 - ``routed``: ``routed_any_heading`` only when that document holds more than ``agent.top_k`` passages (a short
   article that opens with a heading is fused: the retrieve node's own rule, ``section_lookup_reason``);
 - ``routed_same_doc``: ``routed_any_heading`` only when another of the vector list's first five hits lies in the
-  same document (the hits concentrate in one long document), another reading of "section lookup".
+  same document (the hits concentrate in one long document), another reading of "section lookup";
+- ``routed_concentrated``: ``routed``, or ``routed_any_heading`` when at least 3 of the vector list's first five hits
+  lie in its best hit's document (a short document the search points at);
+- ``fused_linked``: ``fused`` with the last of the ``agent.top_k`` places given to a further hit whose document the
+  best hit names by title (``agent.follow_links``, ``tools.fusion.fuse_following_links``);
+- ``interleaved`` / ``interleaved_graph_first``: round-robin over the two lists, the fusion with no parameter.
 
 A dataset named ``NAME-articles`` (NAME a shipped multi-hop set) is that set's corpus written as short Markdown
 articles, one file per passage opening with its title as a heading, each question's gold passages as its
 ``gold_doc``: what a user who keeps a wiki of short articles ingests. There a document is a passage, so section@k
-is passage recall@k by document.
+is passage recall@k by document. ``NAME-union``: that set's questions over the union of the three dev corpora.
 
 Scores per dataset and rule: section@1/3/5 on questions naming gold sections, Recall@2/5/10 and all-gold@5 on
 questions naming gold passages, and for ``routed`` how often it routed to vector alone. A rule is applied to the
@@ -55,7 +60,7 @@ from graphs.nodes.retrieve import best_hit_document_passages, section_lookup_rea
 from knowledge.models import Evidence  # noqa: E402
 from knowledge.settings import Settings  # noqa: E402
 from tools.base import DocumentSizes  # noqa: E402
-from tools.fusion import fuse, in_sectioned_document  # noqa: E402
+from tools.fusion import fuse, fuse_following_links, in_sectioned_document  # noqa: E402
 
 SETS = ("hotpotqa", "2wikimultihopqa", "musique")
 DEFAULT = ["structured", str(ROOT / "evals/data/mixed"), *SETS, *(f"{name}-articles" for name in SETS)]
@@ -68,6 +73,7 @@ class Route:
     """Whether the vector list's best hit makes a section lookup, under the old rule (any heading) and the node's."""
 
     def __init__(self, vec: list[Evidence], doc_passages: int | None, top_k: int):
+        self.top_k = top_k
         self.any_heading = section_lookup_reason(vec) is not None
         self.long_doc = section_lookup_reason(vec, doc_passages, top_k) is not None
 
@@ -89,7 +95,30 @@ RULES: dict[str, Rule] = {
     "routed_same_doc": lambda vec, graph, k, route: alone_or_fused(
         vec, graph, k, route.any_heading and any(ev.doc_id == vec[0].doc_id for ev in vec[1:5])
     ),
+    "routed_concentrated": lambda vec, graph, k, route: alone_or_fused(
+        vec, graph, k, route.long_doc or (route.any_heading and sum(ev.doc_id == vec[0].doc_id for ev in vec[:5]) >= 3)
+    ),
+    "fused_linked": lambda vec, graph, k, route: fuse_following_links([vec, graph], k, head=route.top_k, follow=True),
+    "interleaved": lambda vec, graph, k, route: interleave([vec, graph], k),
+    "interleaved_graph_first": lambda vec, graph, k, route: interleave([graph, vec], k),
 }
+
+
+def followed_link(vec: list[Evidence], graph: list[Evidence], top_k: int) -> Evidence | None:
+    """The item ``fused_linked`` put into the fused top ``top_k`` (None when it changed nothing)."""
+    plain = {ev.id for ev in fuse([vec, graph], top_k)}
+    head = fuse_following_links([vec, graph], top_k, head=top_k, follow=True)
+    return next((ev for ev in head if ev.id not in plain), None)
+
+
+def interleave(rankings: Sequence[Sequence[Evidence]], k: int) -> list[Evidence]:
+    """Round-robin: each list's next unseen item in turn."""
+    out: dict[str, Evidence] = {}
+    for rank in range(max(len(r) for r in rankings)):
+        for ranking in rankings:
+            if rank < len(ranking):
+                out.setdefault(ranking[rank].id, ranking[rank])
+    return list(out.values())[:k]
 
 
 ALONE_BY_RULE = {"routed_any_heading": "any_heading", "routed": "long_doc"}
@@ -162,9 +191,21 @@ def chapters_as_eval(src: Path, dst: Path) -> Path:
     return dst
 
 
+def union_as_eval(name: str, dst: Path) -> Path:
+    """A shipped multi-hop set's questions over the union of the three dev corpora (1,841 Wikipedia passages: the
+    other sets' passages are distractors of the same kind, as in ``scripts/graph_transfer.py``)."""
+    dst.mkdir(parents=True, exist_ok=True)
+    texts = [corpus.read_text() for s in SETS if (corpus := load_dataset(s).corpus_path)]
+    (dst / "dev_corpus.jsonl").write_text("".join(t if t.endswith("\n") else t + "\n" for t in texts))
+    (dst / "dev_questions.jsonl").write_bytes(load_dataset(name).questions_path.read_bytes())
+    return dst
+
+
 def dataset_spec(name: str, tmp: Path) -> tuple[str, str]:
-    """(label, dataset argument): ``NAME-articles`` and ``structured-chapters`` are written into ``tmp``, anything
-    else as ``resolve`` reads it."""
+    """(label, dataset argument): ``NAME-articles``, ``NAME-union`` and ``structured-chapters`` are written into
+    ``tmp``, anything else as ``resolve`` reads it."""
+    if name.endswith("-union"):
+        return name, str(union_as_eval(name.removesuffix("-union"), tmp / name))
     if name.endswith("-articles"):
         return name, str(articles_as_eval(name.removesuffix("-articles"), tmp / name))
     if name == "structured-chapters":
@@ -193,6 +234,7 @@ async def measure(settings: Settings, label: str, spec: str) -> dict[str, Any]:
     resources = EvalResources(settings, ds, needs_llm=False)
     per_rule: dict[str, list[dict[str, float | None]]] = {name: [] for name in RULES}
     vector_alone = {"any_heading": 0, "long_doc": 0}
+    links = {"taken": 0, "gold": 0}
     asked = [q for q in ds.questions if q.answers]
     depth = max(max(KS), settings.agent.fusion_depth)
     try:
@@ -205,11 +247,15 @@ async def measure(settings: Settings, label: str, spec: str) -> dict[str, Any]:
             vector_alone["long_doc"] += route.long_doc
             for name, rule in RULES.items():
                 per_rule[name].append(scores(q, rule(vec, graph, max(KS), route)))
+            link = followed_link(vec, graph, settings.agent.top_k)
+            if link is not None:
+                links["taken"] += 1
+                links["gold"] += link.doc_id in q.gold_ids
         index = deps.tools["vector_search"]
         sizes = [await index.document_passages(n) for n in ds.doc_names] if isinstance(index, DocumentSizes) else []
     finally:
         await resources.aclose()
-    summary: dict[str, Any] = {"n": len(asked), "routed_to_vector_alone": vector_alone, "rules": {}}
+    summary: dict[str, Any] = {"n": len(asked), "routed_to_vector_alone": vector_alone, "links": links, "rules": {}}
     if sizes:  # passages a document holds, over the docs/ folder: what "short" and "long" mean here
         top_k = settings.agent.top_k
         summary["doc_passages"] = {
@@ -256,6 +302,10 @@ def table(results: dict[str, Any]) -> str:
             alone = entry["routed_to_vector_alone"]
             routed = alone.get(ALONE_BY_RULE.get(name, ""), "–")
             lines.append(f"| {label} | {ns} | {routed} | {name} | " + " | ".join(cells) + " |")
+    linked = [(label, e["links"]) for label, e in results["datasets"].items() if "links" in e]
+    if linked:
+        lines += ["", "Links `fused_linked` followed (questions whose top 5 it changed; the item taken was gold):", ""]
+        lines += [f"- {label}: {d['taken']} taken, {d['gold']} gold" for label, d in linked]
     sized = [(label, e["doc_passages"]) for label, e in results["datasets"].items() if "doc_passages" in e]
     if sized:
         lines += ["", "Passages a document holds (its `docs/` folder):", ""]

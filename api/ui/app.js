@@ -382,10 +382,10 @@ function detail(s) {
 
 function evidenceTable(items) {
   if (!items.length) return "";
-  return `<table class="ev" data-testid="evidence"><tr><th>id</th><th>title</th><th>score</th><th>grade</th><th>text</th></tr>${items
+  return `<table class="ev" data-testid="evidence"><tr><th>id</th><th>title</th><th>score</th><th>grade</th><th>why</th><th>text</th></tr>${items
     .map((e) => `<tr class="${e.grade ? (e.grade.relevant ? "kept" : "dropped") : ""}"><td><code>${esc(e.id)}</code></td><td>${esc(e.title)}</td>
       <td>${Number(e.score).toFixed(3)}</td><td>${e.grade ? (e.grade.relevant ? "kept" : "dropped") + " " + e.grade.score.toFixed(2) : "–"}</td>
-      <td class="text">${esc(String(e.text).slice(0, 300))}</td></tr>`).join("")}</table>`;
+      <td class="why" data-testid="evidence-why">${esc(String(e.reason ?? "").slice(0, 200))}</td><td class="text">${esc(String(e.text).slice(0, 300))}</td></tr>`).join("")}</table>`;
 }
 
 // ---- agent graph: nodes in a row, forward edges arc above, back edges below; the run's path highlighted ----

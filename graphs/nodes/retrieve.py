@@ -29,7 +29,7 @@ from graphs.kit import Kit
 from graphs.state import AgentState, EvidenceRecord, SubQuestion, ToolCallRecord
 from knowledge.models import Evidence
 from tools.base import DocumentSizes, RetrievalTool, ToolError
-from tools.fusion import fuse, in_sectioned_document
+from tools.fusion import fuse_following_links, in_sectioned_document
 
 log = logging.getLogger(__name__)
 
@@ -167,7 +167,8 @@ def make(kit: Kit) -> Any:
 
     async def run(state: AgentState, meter: Meter) -> dict[str, Any]:
         i, choice = state["current"], state["route"]
-        k = kit.cfg.top_k if len(choice["tools"]) == 1 else max(kit.cfg.top_k, kit.cfg.fusion_depth)
+        keep = choice.get("keep") or kit.cfg.top_k
+        k = keep if len(choice["tools"]) == 1 else max(keep, kit.cfg.fusion_depth)
         k = choice.get("k") or k
         results, tools = await search(state, meter, list(choice["tools"]), k)
         calls = [*state.get("tool_calls", []), *(record for record, _ in results)]
@@ -176,7 +177,8 @@ def make(kit: Kit) -> Any:
         if choice.get("fresh_only"):  # a correction wants what this step has not graded yet, deeper in the ranking
             seen |= {str(r["item"]["id"]) for r in state.get("evidence", []) if r["subq"] == i}
         unseen = [[ev for ev in found if ev.id not in seen] for _, found in results]
-        fused = fuse([r for r in unseen if r], kit.cfg.top_k) if any(unseen) else []
+        lists = [r for r in unseen if r]
+        fused = fuse_following_links(lists, keep, head=kit.cfg.top_k, follow=kit.cfg.follow_links) if lists else []
         if fused:  # what the agent goes on with: one list per retrieval, each item naming the tool that found it
             meter.emit(EvidenceFound(tool="+".join(tools), items=fused))
         records = add_candidates(

@@ -1,5 +1,5 @@
-"""``scripts/bench_first_search.py``'s chapter set: a Markdown manual cut at its level-2 headings (code fences
-respected), each question's gold section moved to its chapter."""
+"""``scripts/bench_first_search.py``'s data sets: a Markdown manual cut at its level-2 headings (code fences
+respected), each question's gold section moved to its chapter; a multi-hop set over the three pooled corpora."""
 
 from __future__ import annotations
 
@@ -63,3 +63,14 @@ def test_questions_follow_their_section_into_its_chapter(tmp_path: Path) -> None
         ("a", "tool--01.md", ["Install", "From source"]),
         ("b", "tool--00.md", ["tool — a manual"]),
     ]
+
+
+def test_union_set_keeps_its_questions_over_all_three_corpora(tmp_path: Path) -> None:
+    bench = load_script("bench_first_search")
+    dst = bench.union_as_eval("hotpotqa", tmp_path / "hotpotqa-union")
+    ds = bench.load_dataset(str(dst))
+    own = {bench.load_dataset(name).questions[0].id for name in bench.SETS}
+    assert len(ds.corpus) == sum(len(bench.load_dataset(name).corpus) for name in bench.SETS)
+    assert [q.id for q in ds.questions] == [q.id for q in bench.load_dataset("hotpotqa").questions]
+    assert ds.questions[0].id in own  # HotpotQA's questions, every gold passage still in the pooled corpus
+    assert {pid for q in ds.questions for pid in q.supporting_passage_ids} <= {p.id for p in ds.corpus}

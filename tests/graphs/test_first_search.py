@@ -9,6 +9,7 @@ from agent_support import PASSAGES, ListTool, MakeDeps, of_kind
 from agents.llm import ScriptedLLM
 from graphs.runner import RunRequest
 from graphs.single_shot import first_search, stream_single_shot_fused
+from knowledge.models import Evidence
 
 Q = "Where was Christopher Nolan born?"
 
@@ -169,3 +170,42 @@ async def test_a_step_the_plan_gave_to_the_graph_keeps_the_graph(make_deps: Make
     calls = [c.tool for c in of_kind(envs, "tool_call")]
     assert "graph_search" in calls and graph.ks, calls
     assert all(r.source != "section" for r in of_kind(envs, "route"))
+
+
+class FixedTool:
+    """A retrieval tool that returns the same ranked list for any query, cut to ``k``."""
+
+    def __init__(self, name: str, rows: list[tuple[str, str, str]]) -> None:
+        self.name = name
+        self.description = name
+        self.rows = rows
+
+    async def search(self, query: str, *, k: int = 5, filters: Any = None) -> list[Evidence]:
+        return [Evidence(id=i, doc_id=i, title=t, text=x, tool=self.name) for i, t, x in self.rows[:k]]
+
+
+LINKED = [
+    ("p-inception", "Inception", "Inception is a 2010 film written and directed by Christopher Nolan."),
+    ("p-paris", "Paris", "Paris is the capital of France."),
+    ("p-tokyo", "Tokyo", "Tokyo is the capital of Japan."),
+]
+GRAPH = [
+    ("p-london", "London", "London is the capital of England."),
+    ("p-rome", "Rome", "Rome is the capital of Italy."),
+    ("p-nolan", "Christopher Nolan (director)", "Christopher Nolan was born in London."),
+]
+
+
+async def test_the_first_search_follows_the_best_hits_link_into_its_last_place(make_deps: MakeDeps) -> None:
+    def deps(follow: bool) -> Any:
+        tools = [FixedTool("vector_search", LINKED), FixedTool("graph_search", GRAPH)]
+        return make_deps(ScriptedLLM([]), tools, top_k=3, fusion_depth=3, follow_links=follow)
+
+    plain = await first_search(deps(False), "Where was the director of Inception born?")
+    assert [e.id for e in plain] == ["p-inception", "p-london", "p-paris"]  # RRF alone: Nolan ranks 6th
+    linked = await first_search(deps(True), "Where was the director of Inception born?")
+    assert [e.id for e in linked] == ["p-inception", "p-london", "p-nolan"]
+    assert "the best hit ('Inception') names 'Christopher Nolan (director)'" in linked[-1].reason
+    deeper = await first_search(deps(True), "Where was the director of Inception born?", k=5)
+    assert [e.id for e in deeper[:3]] == [e.id for e in linked]  # a deeper list keeps the agent's head
+    assert [e.id for e in deeper[3:]] == ["p-paris", "p-rome"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from knowledge.models import Evidence
-from tools.fusion import fuse
+from tools.fusion import fuse, fuse_following_links, linked_from_best
 
 
 def ev(i: str, tool: str = "vector_search") -> Evidence:
@@ -26,3 +26,39 @@ def test_one_list_is_cut_to_k_and_empty_input_gives_nothing() -> None:
 def test_lists_interleave_when_they_disagree() -> None:
     fused = fuse([[ev("a"), ev("b")], [ev("x"), ev("y")]], 4)
     assert [e.id for e in fused] == ["a", "x", "b", "y"]
+
+
+def article(i: str, title: str, text: str, tool: str = "vector_search") -> Evidence:
+    return Evidence(id=i, doc_id=f"d-{i}", title=title, text=text, tool=tool)
+
+
+def test_the_last_place_goes_to_the_article_the_best_hit_names() -> None:
+    best = article("a", "Dick Humbert", "Humbert played for the Philadelphia Eagles from 1945 to 1949.")
+    top = [best, article("b", "1946 NFL season", "x"), article("c", "Dallas Texans", "y")]
+    pool = [article("d", "Brooklyn Dodgers", "z"), article("e", "Philadelphia Eagles (NFL)", "The Eagles ...")]
+    out = linked_from_best(top, pool, 3)
+    assert [e.id for e in out] == ["a", "b", "e"]  # the disambiguation suffix is not part of the name
+    assert "the best hit ('Dick Humbert') names 'Philadelphia Eagles (NFL)'" in out[-1].reason
+    assert linked_from_best(top, pool, 4)[-1].id == "e"  # a short list gains the place instead
+
+
+def test_nothing_moves_when_the_best_hit_names_no_further_hit() -> None:
+    best = article("a", "Dick Humbert", "Humbert played for the Philadelphia Eagles.")
+    top = [best, article("b", "Philadelphia Eagles", "already here"), article("c", "C", "y")]
+    pool = [article("d", "Philadelphia Eagles", "another chunk of a shown title"), article("e", "Richmond", "z")]
+    assert linked_from_best(top, pool, 3) == top  # the named article is shown already; Richmond is not named
+    assert linked_from_best([best], pool, 1) == [best]  # one place: the best hit keeps it
+    # a title made of stop words ("The") is never a link, and the best hit's own article is not one either
+    pool2 = [article("f", "The", "t"), article("g", "Dick Humbert", "another chunk of the best hit's article")]
+    assert linked_from_best(top, pool2, 3) == top
+
+
+def test_following_links_keeps_the_deeper_places_in_fused_order() -> None:
+    best = article("a", "Kate Ramsay", "Kate Ramsay is a character from the soap opera Neighbours.")
+    vec = [best, article("b", "Sophie Ramsay", "s"), article("c", "Madge Bishop", "m")]
+    graph = [article("x", "Ashleigh Brewer", "x", "graph_search"), article("n", "Neighbours", "n", "graph_search")]
+    plain = fuse_following_links([vec, graph], 5, head=2, follow=False)
+    assert [e.id for e in plain] == ["a", "x", "b", "n", "c"] == [e.id for e in fuse([vec, graph], 5)]
+    linked = fuse_following_links([vec, graph], 5, head=2, follow=True)
+    assert [e.id for e in linked] == ["a", "n", "x", "b", "c"]  # Neighbours takes the last of two places
+    assert [e.id for e in fuse_following_links([vec], 3, head=2, follow=True)] == ["a", "b", "c"]  # one list

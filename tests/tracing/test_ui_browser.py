@@ -134,4 +134,5 @@ async def test_chat_live_trace_and_finished_run(page: Any) -> None:
     assert await parallel.get_by_test_id("span-tool").count() == 2
     await parallel.get_by_test_id("span-tool").first.locator(".row").click()
     await retrieve.get_by_test_id("evidence").first.wait_for()
+    assert "why" in (await retrieve.get_by_test_id("evidence").first.locator("tr").first.text_content() or "")
     await page.screenshot(path=str(ARTIFACTS / "05-parallel-tools-evidence.png"), full_page=True)
