@@ -51,6 +51,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from bench_long_text import resolve  # noqa: E402
+from graph_transfer import build_corpora  # noqa: E402
 
 from evals.datasets import Question, load_dataset  # noqa: E402
 from evals.metrics import all_gold_at_k, dedupe, recall_at_k, section_recall  # noqa: E402
@@ -193,12 +194,9 @@ def chapters_as_eval(src: Path, dst: Path) -> Path:
 
 def union_as_eval(name: str, dst: Path) -> Path:
     """A shipped multi-hop set's questions over the union of the three dev corpora (1,841 Wikipedia passages: the
-    other sets' passages are distractors of the same kind, as in ``scripts/graph_transfer.py``)."""
-    dst.mkdir(parents=True, exist_ok=True)
-    texts = [corpus.read_text() for s in SETS if (corpus := load_dataset(s).corpus_path)]
-    (dst / "dev_corpus.jsonl").write_text("".join(t if t.endswith("\n") else t + "\n" for t in texts))
-    (dst / "dev_questions.jsonl").write_bytes(load_dataset(name).questions_path.read_bytes())
-    return dst
+    other sets' passages are distractors of the same kind), built by ``scripts/graph_transfer.py``'s own
+    ``build_corpora`` under ``dst``."""
+    return build_corpora(dst, [name])[(name, "union")]
 
 
 def dataset_spec(name: str, tmp: Path) -> tuple[str, str]:
