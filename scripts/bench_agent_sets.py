@@ -18,7 +18,7 @@ merge records made from another state). ``WAYPOINT_LOCAL_SERVER_BIN`` selects a 
 Per set and strategy: F1, EM, evidence Recall@5, LLM calls p50 / mean, wall p50 / p95. Paired on the questions
 both have (2,000 bootstrap resamples): every strategy against every later one, and each against the baseline's
 records (``DIR:STRATEGY``, ``DIR/<set>/records/STRATEGY.jsonl``: F1 and calls only; its wall was another machine).
-Writes ``OUT/result.json`` and, with ``--docs``, ``docs/bench/agent_sets.{json,md}``.
+Writes ``OUT/result.json`` and, with ``--docs [NAME]``, ``docs/bench/NAME.{json,md}`` (``agent_sets``).
 """
 
 from __future__ import annotations
@@ -234,8 +234,8 @@ async def main_async(args: argparse.Namespace) -> None:
     )
     (out / "result.json").write_text(json.dumps(result, indent=2))
     if args.docs:
-        (REPO / "docs/bench/agent_sets.json").write_text(json.dumps(result, indent=2))
-        (REPO / "docs/bench/agent_sets.md").write_text(render(result))
+        (REPO / f"docs/bench/{args.docs}.json").write_text(json.dumps(result, indent=2))
+        (REPO / f"docs/bench/{args.docs}.md").write_text(render(result))
     print(render(result))
 
 
@@ -248,7 +248,9 @@ def main() -> None:
     ap.add_argument("--block", type=int, default=10)
     ap.add_argument("--baseline", help="DIR:STRATEGY of committed records to pair F1 and calls against")
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--docs", action="store_true", help="also write docs/bench/agent_sets.{json,md}")
+    ap.add_argument(
+        "--docs", nargs="?", const="agent_sets", help="also write docs/bench/DOCS.{json,md} (default agent_sets)"
+    )
     ap.add_argument("--report-only", action="store_true", help="run nothing: report the records in --out")
     ap.add_argument(
         "--pool",

@@ -112,6 +112,32 @@ def followed_link(vec: list[Evidence], graph: list[Evidence], top_k: int) -> Evi
     return next((ev for ev in head if ev.id not in plain), None)
 
 
+HEADS = (5, 6, 7, 8)
+"""``agent.top_k`` values the fused search (with its link) is scored at: what reading more passages would hold."""
+
+WHERE = ("vector top 5", "graph top 5", "either list, ranks 6-10", "either list, ranks 11-20", "neither list's top 20")
+"""Where a gold passage the fused search's top ``top_k`` missed sat in the two lists it was fused from."""
+
+
+def where_missed(q: Question, vec: list[Evidence], graph: list[Evidence], top: Sequence[Evidence]) -> list[str]:
+    """Pure: for each gold document not in ``top``, its place in the two lists (``WHERE``): buried by the fusion
+    (one list had it in its top 5), deeper in a list, or in neither (only a further hop can find it)."""
+    held = {ev.doc_id for ev in top}
+    out = []
+    for gold in q.supporting_passage_ids or q.gold_doc:
+        if gold in held:
+            continue
+        ranks = [next((i for i, ev in enumerate(lst) if ev.doc_id == gold), None) for lst in (vec, graph)]
+        best = min((r for r in ranks if r is not None), default=None)
+        if ranks[0] is not None and ranks[0] < 5:
+            out.append(WHERE[0])
+        elif ranks[1] is not None and ranks[1] < 5:
+            out.append(WHERE[1])
+        else:
+            out.append(WHERE[2] if best is not None and best < 10 else WHERE[3] if best is not None else WHERE[4])
+    return out
+
+
 def interleave(rankings: Sequence[Sequence[Evidence]], k: int) -> list[Evidence]:
     """Round-robin: each list's next unseen item in turn."""
     out: dict[str, Evidence] = {}
@@ -233,6 +259,8 @@ async def measure(settings: Settings, label: str, spec: str) -> dict[str, Any]:
     per_rule: dict[str, list[dict[str, float | None]]] = {name: [] for name in RULES}
     vector_alone = {"any_heading": 0, "long_doc": 0}
     links = {"taken": 0, "gold": 0}
+    missed = dict.fromkeys(WHERE, 0)
+    heads: dict[int, list[dict[str, float | None]]] = {h: [] for h in HEADS}
     asked = [q for q in ds.questions if q.answers]
     depth = max(max(KS), settings.agent.fusion_depth)
     try:
@@ -246,6 +274,16 @@ async def measure(settings: Settings, label: str, spec: str) -> dict[str, Any]:
             for name, rule in RULES.items():
                 per_rule[name].append(scores(q, rule(vec, graph, max(KS), route)))
             link = followed_link(vec, graph, settings.agent.top_k)
+            if q.supporting_passage_ids or (q.gold_doc and not q.gold_path):
+                top = fuse_following_links([vec, graph], route.top_k, head=route.top_k, follow=True)
+                for where in where_missed(q, vec, graph, top):
+                    missed[where] += 1
+                for h in HEADS:
+                    ranked = dedupe(ev.doc_id for ev in fuse_following_links([vec, graph], h, head=h, follow=True))
+                    gold = q.supporting_passage_ids or q.gold_doc
+                    heads[h].append(
+                        {"recall": recall_at_k(ranked, gold, h), "all_gold": all_gold_at_k(ranked, gold, h)}
+                    )
             if link is not None:
                 links["taken"] += 1
                 links["gold"] += link.doc_id in q.gold_ids
@@ -254,6 +292,12 @@ async def measure(settings: Settings, label: str, spec: str) -> dict[str, Any]:
     finally:
         await resources.aclose()
     summary: dict[str, Any] = {"n": len(asked), "routed_to_vector_alone": vector_alone, "links": links, "rules": {}}
+    if any(heads.values()):  # passage questions: where the fused search's misses sat, and reading more of it
+        summary["missed_gold"] = missed
+        summary["fused_linked_at_top_k"] = {
+            str(h): {key: round(100 * statistics.mean(row[key] or 0.0 for row in rows), 1) for key in rows[0]}
+            for h, rows in heads.items()
+        }
     if sizes:  # passages a document holds, over the docs/ folder: what "short" and "long" mean here
         top_k = settings.agent.top_k
         summary["doc_passages"] = {
@@ -304,6 +348,24 @@ def table(results: dict[str, Any]) -> str:
     if linked:
         lines += ["", "Links `fused_linked` followed (questions whose top 5 it changed; the item taken was gold):", ""]
         lines += [f"- {label}: {d['taken']} taken, {d['gold']} gold" for label, d in linked]
+    heads = [
+        (label, e["fused_linked_at_top_k"], e["missed_gold"])
+        for label, e in results["datasets"].items()
+        if "missed_gold" in e
+    ]
+    if heads:
+        lines += [
+            "",
+            "Passage questions: `fused_linked` read at a larger `agent.top_k` (its link in the last place), "
+            "Recall@top_k / all-gold@top_k; and where each gold passage the top 5 missed sat in the two lists it was "
+            "fused from:",
+            "",
+            "| dataset | " + " | ".join(f"top_k {h}" for h in HEADS) + " | " + " | ".join(WHERE) + " |",
+            "|---|" + "---|" * (len(HEADS) + len(WHERE)),
+        ]
+        for label, at, miss in heads:
+            cells = [f"{at[str(h)]['recall']:.1f} / {at[str(h)]['all_gold']:.0f}" for h in HEADS]
+            lines.append(f"| {label} | " + " | ".join(cells) + " | " + " | ".join(str(miss[w]) for w in WHERE) + " |")
     sized = [(label, e["doc_passages"]) for label, e in results["datasets"].items() if "doc_passages" in e]
     if sized:
         lines += ["", "Passages a document holds (its `docs/` folder):", ""]

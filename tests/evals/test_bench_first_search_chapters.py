@@ -74,3 +74,26 @@ def test_union_set_keeps_its_questions_over_all_three_corpora(tmp_path: Path) ->
     assert [q.id for q in ds.questions] == [q.id for q in bench.load_dataset("hotpotqa").questions]
     assert ds.questions[0].id in own  # HotpotQA's questions, every gold passage still in the pooled corpus
     assert {pid for q in ds.questions for pid in q.supporting_passage_ids} <= {p.id for p in ds.corpus}
+
+
+def test_where_missed_tells_a_buried_hit_from_a_further_hop() -> None:
+    """Each gold passage the fused top k lacks is placed by the best rank either list gave it."""
+    from evals.datasets import Question
+    from knowledge.models import Evidence
+
+    bench = load_script("bench_first_search")
+
+    def hits(prefix: str, n: int) -> list[Evidence]:
+        return [Evidence(id=f"{prefix}{i}", doc_id=f"{prefix}{i}", text="t", tool="x") for i in range(n)]
+
+    vec, graph = hits("v", 20), hits("g", 20)
+    gold = ["v0", "v3", "g2", "v7", "g15", "elsewhere"]
+    q = Question(id="q", question="?", answers=["a"], supporting_passage_ids=gold)
+    top = [vec[0], graph[0], vec[1], graph[1], vec[2]]  # holds v0 only
+    assert bench.where_missed(q, vec, graph, top) == [
+        "vector top 5",
+        "graph top 5",
+        "either list, ranks 6-10",
+        "either list, ranks 11-20",
+        "neither list's top 20",
+    ]
