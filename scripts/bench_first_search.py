@@ -357,8 +357,9 @@ def table(results: dict[str, Any]) -> str:
         lines += [
             "",
             "Passage questions: `fused_linked` read at a larger `agent.top_k` (its link in the last place), "
-            "Recall@top_k / all-gold@top_k; and where each gold passage the top 5 missed sat in the two lists it was "
-            "fused from:",
+            "Recall@top_k / all-gold@top_k over the `top_k` chunks the answer reads (a passage cut into two chunks "
+            "takes two places, so `top_k 5` can score below the rules' Recall@5, which counts five distinct "
+            "passages); and where each gold passage the top 5 missed sat in the two lists it was fused from:",
             "",
             "| dataset | " + " | ".join(f"top_k {h}" for h in HEADS) + " | " + " | ".join(WHERE) + " |",
             "|---|" + "---|" * (len(HEADS) + len(WHERE)),
