@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import statistics
 import sys
 import tempfile
@@ -119,23 +120,32 @@ WHERE = ("vector top 5", "graph top 5", "either list, ranks 6-10", "either list,
 """Where a gold passage the fused search's top ``top_k`` missed sat in the two lists it was fused from."""
 
 
-def where_missed(q: Question, vec: list[Evidence], graph: list[Evidence], top: Sequence[Evidence]) -> list[str]:
+def passage_gold(q: Question) -> list[str]:
+    """Pure: the gold passages (or, in an article set, documents) a question is scored by recall over; none for a
+    question naming gold sections, which is scored by section."""
+    return [] if q.gold_path else list(q.supporting_passage_ids or q.gold_doc)
+
+
+def where_missed(gold: Sequence[str], vec: list[Evidence], graph: list[Evidence], top: Sequence[Evidence]) -> list[str]:
     """Pure: for each gold document not in ``top``, its place in the two lists (``WHERE``): buried by the fusion
     (one list had it in its top 5), deeper in a list, or in neither (only a further hop can find it)."""
     held = {ev.doc_id for ev in top}
-    out = []
-    for gold in q.supporting_passage_ids or q.gold_doc:
-        if gold in held:
-            continue
-        ranks = [next((i for i, ev in enumerate(lst) if ev.doc_id == gold), None) for lst in (vec, graph)]
-        best = min((r for r in ranks if r is not None), default=None)
-        if ranks[0] is not None and ranks[0] < 5:
-            out.append(WHERE[0])
-        elif ranks[1] is not None and ranks[1] < 5:
-            out.append(WHERE[1])
-        else:
-            out.append(WHERE[2] if best is not None and best < 10 else WHERE[3] if best is not None else WHERE[4])
-    return out
+    return [place(*(rank_of(doc, lst) for lst in (vec, graph))) for doc in gold if doc not in held]
+
+
+def rank_of(doc: str, ranking: Sequence[Evidence]) -> float:
+    """Pure: the 0-based rank of ``doc``'s first item in ``ranking``; infinite when it holds none."""
+    return next((i for i, ev in enumerate(ranking) if ev.doc_id == doc), math.inf)
+
+
+def place(vec_rank: float, graph_rank: float) -> str:
+    """Pure: the ``WHERE`` bucket of a missed gold document ranked so in the vector and graph lists."""
+    if vec_rank < 5:
+        return WHERE[0]
+    if graph_rank < 5:
+        return WHERE[1]
+    best = min(vec_rank, graph_rank)
+    return WHERE[2] if best < 10 else WHERE[3] if best < math.inf else WHERE[4]
 
 
 def interleave(rankings: Sequence[Sequence[Evidence]], k: int) -> list[Evidence]:
@@ -244,7 +254,7 @@ def scores(q: Question, found: Sequence[Evidence]) -> dict[str, float | None]:
     if q.gold_path:
         for k in (1, 3, 5):
             out[f"section@{k}"] = section_recall([(ev.doc_id, ev.section_path) for ev in found[:k]], q.gold_sections)
-    elif gold := q.supporting_passage_ids or q.gold_doc:
+    elif gold := passage_gold(q):
         ranked = dedupe(ev.doc_id for ev in found)
         for k in (2, 5, 10):
             out[f"recall@{k}"] = recall_at_k(ranked, gold, k)
@@ -274,13 +284,12 @@ async def measure(settings: Settings, label: str, spec: str) -> dict[str, Any]:
             for name, rule in RULES.items():
                 per_rule[name].append(scores(q, rule(vec, graph, max(KS), route)))
             link = followed_link(vec, graph, settings.agent.top_k)
-            if q.supporting_passage_ids or (q.gold_doc and not q.gold_path):
+            if gold := passage_gold(q):
                 top = fuse_following_links([vec, graph], route.top_k, head=route.top_k, follow=True)
-                for where in where_missed(q, vec, graph, top):
+                for where in where_missed(gold, vec, graph, top):
                     missed[where] += 1
                 for h in HEADS:
                     ranked = dedupe(ev.doc_id for ev in fuse_following_links([vec, graph], h, head=h, follow=True))
-                    gold = q.supporting_passage_ids or q.gold_doc
                     heads[h].append(
                         {"recall": recall_at_k(ranked, gold, h), "all_gold": all_gold_at_k(ranked, gold, h)}
                     )

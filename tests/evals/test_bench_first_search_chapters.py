@@ -90,7 +90,7 @@ def test_where_missed_tells_a_buried_hit_from_a_further_hop() -> None:
     gold = ["v0", "v3", "g2", "v7", "g15", "elsewhere"]
     q = Question(id="q", question="?", answers=["a"], supporting_passage_ids=gold)
     top = [vec[0], graph[0], vec[1], graph[1], vec[2]]  # holds v0 only
-    assert bench.where_missed(q, vec, graph, top) == [
+    assert bench.where_missed(bench.passage_gold(q), vec, graph, top) == [
         "vector top 5",
         "graph top 5",
         "either list, ranks 6-10",
