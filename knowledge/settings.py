@@ -181,6 +181,15 @@ class AgentConfig(BaseModel):
     (``tools.fusion.linked_from_best``; the item's reason says which hit named it). Dev R@5 of the first search
     87 -> 94 / 94 -> 95.5 / 70.8 -> 73.8 (HotpotQA / 2Wiki / MuSiQue), no LLM call, no extra query
     (docs/bench/first_search_links.md). Off: the fused order alone."""
+    fusion_heads: int = 1
+    """A fused search's first ``top_k`` hold each tool's first ``fusion_heads`` hits: reciprocal-rank fusion of two
+    lists ranks every item both hold above every item one holds alone, so a tool's best hit could drop out under
+    shared items of middling rank (``tools.fusion.with_heads``: one missing takes the place of the lowest item that
+    is no such head; nothing moves where the top holds them already). It matters where fusion meets sections:
+    sectioned documents too short for the section rule are fused, and the vector list's best hit there is the
+    section. Offline, section@5 +5.7 points on the manuals split into short chapters (94.3 -> 100) and on the
+    manuals fused without the section rule; passage recall@5 within one question (-1 to +1) on nine corpora
+    (docs/bench/first_search_heads.md). 0: the fused order alone."""
     rewrite_with_llm: bool = False
     """A ``rewrite`` correction asks the router LLM for a new query (one call). Off: the query is rewritten by rule
     (the sub-question plus the question's words it lacks): no call, and no evidence text pasted into the query."""

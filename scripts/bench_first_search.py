@@ -22,6 +22,10 @@ first search's candidate rules are applied to those two lists:
   lie in its best hit's document (a short document the search points at);
 - ``fused_linked``: ``fused`` with the last of the ``agent.top_k`` places given to a further hit whose document the
   best hit names by title (``agent.follow_links``, ``tools.fusion.fuse_following_links``);
+- ``fused_heads1_linked`` / ``fused_heads2_linked``: ``fused_linked`` whose top ``agent.top_k`` hold each list's
+  first 1 / 2 hits (``agent.fusion_heads``, ``tools.fusion.with_heads``);
+- ``routed_heads1_linked``: ``routed`` whose fused branch is ``fused_heads1_linked``: the agent's first search
+  (the default settings since 2026-12-06);
 - ``interleaved`` / ``interleaved_graph_first``: round-robin over the two lists, the fusion with no parameter.
 
 A dataset named ``NAME-articles`` (NAME a shipped multi-hop set) is that set's corpus written as short Markdown
@@ -31,7 +35,8 @@ is passage recall@k by document. ``NAME-union``: that set's questions over the u
 
 Scores per dataset and rule: section@1/3/5 on questions naming gold sections, Recall@2/5/10 and all-gold@5 on
 questions naming gold passages, and for ``routed`` how often it routed to vector alone. A rule is applied to the
-same two lists, so the rules differ only in the rule.
+same two lists, so the rules differ only in the rule. The link counts, where the top 5 missed gold and the curve
+over ``top_k`` describe the agent's first search as the settings make it (``agent.fusion_heads`` included).
 """
 
 from __future__ import annotations
@@ -74,8 +79,9 @@ Rule = Callable[[list[Evidence], list[Evidence], int, "Route"], list[Evidence]]
 class Route:
     """Whether the vector list's best hit makes a section lookup, under the old rule (any heading) and the node's."""
 
-    def __init__(self, vec: list[Evidence], doc_passages: int | None, top_k: int):
+    def __init__(self, vec: list[Evidence], doc_passages: int | None, top_k: int, heads: int = 0):
         self.top_k = top_k
+        self.heads = heads  # agent.fusion_heads: each list's first hits kept in the fused top_k
         self.any_heading = section_lookup_reason(vec) is not None
         self.long_doc = section_lookup_reason(vec, doc_passages, top_k) is not None
 
@@ -101,15 +107,25 @@ RULES: dict[str, Rule] = {
         vec, graph, k, route.long_doc or (route.any_heading and sum(ev.doc_id == vec[0].doc_id for ev in vec[:5]) >= 3)
     ),
     "fused_linked": lambda vec, graph, k, route: fuse_following_links([vec, graph], k, head=route.top_k, follow=True),
+    "fused_heads1_linked": lambda vec, graph, k, route: fuse_following_links(
+        [vec, graph], k, head=route.top_k, follow=True, heads=1
+    ),
+    "fused_heads2_linked": lambda vec, graph, k, route: fuse_following_links(
+        [vec, graph], k, head=route.top_k, follow=True, heads=2
+    ),
+    "routed_heads1_linked": lambda vec, graph, k, route: (
+        vec[:k] if route.long_doc else fuse_following_links([vec, graph], k, head=route.top_k, follow=True, heads=1)
+    ),
     "interleaved": lambda vec, graph, k, route: interleave([vec, graph], k),
     "interleaved_graph_first": lambda vec, graph, k, route: interleave([graph, vec], k),
 }
 
 
-def followed_link(vec: list[Evidence], graph: list[Evidence], top_k: int) -> Evidence | None:
-    """The item ``fused_linked`` put into the fused top ``top_k`` (None when it changed nothing)."""
-    plain = {ev.id for ev in fuse([vec, graph], top_k)}
-    head = fuse_following_links([vec, graph], top_k, head=top_k, follow=True)
+def followed_link(vec: list[Evidence], graph: list[Evidence], top_k: int, heads: int = 0) -> Evidence | None:
+    """The item the link put into the fused top ``top_k`` (None when it changed nothing), each list's first
+    ``heads`` kept as the agent keeps them."""
+    plain = {ev.id for ev in fuse_following_links([vec, graph], top_k, head=top_k, follow=False, heads=heads)}
+    head = fuse_following_links([vec, graph], top_k, head=top_k, follow=True, heads=heads)
     return next((ev for ev in head if ev.id not in plain), None)
 
 
@@ -278,18 +294,20 @@ async def measure(settings: Settings, label: str, spec: str) -> dict[str, Any]:
         for q in asked:
             vec = await deps.tools["vector_search"].search(q.question, k=depth)
             graph = await deps.tools["graph_search"].search(q.question, k=depth)
-            route = Route(vec, await best_hit_document_passages(deps.tools, vec), settings.agent.top_k)
+            sizes_at = await best_hit_document_passages(deps.tools, vec)
+            route = Route(vec, sizes_at, settings.agent.top_k, settings.agent.fusion_heads)
             vector_alone["any_heading"] += route.any_heading
             vector_alone["long_doc"] += route.long_doc
             for name, rule in RULES.items():
                 per_rule[name].append(scores(q, rule(vec, graph, max(KS), route)))
-            link = followed_link(vec, graph, settings.agent.top_k)
+            link = followed_link(vec, graph, settings.agent.top_k, route.heads)
             if gold := passage_gold(q):
-                top = fuse_following_links([vec, graph], route.top_k, head=route.top_k, follow=True)
+                top = fuse_following_links([vec, graph], route.top_k, head=route.top_k, follow=True, heads=route.heads)
                 for where in where_missed(gold, vec, graph, top):
                     missed[where] += 1
                 for h in HEADS:
-                    ranked = dedupe(ev.doc_id for ev in fuse_following_links([vec, graph], h, head=h, follow=True))
+                    found = fuse_following_links([vec, graph], h, head=h, follow=True, heads=route.heads)
+                    ranked = dedupe(ev.doc_id for ev in found)
                     heads[h].append(
                         {"recall": recall_at_k(ranked, gold, h), "all_gold": all_gold_at_k(ranked, gold, h)}
                     )

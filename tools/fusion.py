@@ -35,13 +35,15 @@ def in_sectioned_document(ev: Evidence) -> bool:
     return bool(ev.section_path)
 
 
-def linked_from_best(fused: Sequence[Evidence], pool: Sequence[Evidence], k: int) -> list[Evidence]:
+def linked_from_best(
+    fused: Sequence[Evidence], pool: Sequence[Evidence], k: int, *, keep: frozenset[str] = frozenset()
+) -> list[Evidence]:
     """Pure: ``fused``'s top ``k`` with its last place given to the first item of ``pool`` (the same search's
     further hits, best first) whose document the best hit names by title: the article a first-hop passage links
     to, where a bridge question's second hop lives (multi-hop retrievers follow a retrieved passage's hyperlinks).
     Titles are matched as the graph's extractor links them (``gazetteer_spans`` over title keys). Unchanged when
     the best hit names none of them or names only documents already in the top ``k``. The item taken carries the
-    reason it was taken."""
+    reason it was taken. The place given is the last whose item's id is not in ``keep`` (none: unchanged)."""
     top = list(fused[:k])
     if len(top) < 2:
         return top
@@ -55,17 +57,41 @@ def linked_from_best(fused: Sequence[Evidence], pool: Sequence[Evidence], k: int
         return top
     why = f"linked: the best hit ({best.title or best.doc_id!r}) names {pick.title!r}"
     pick = pick.model_copy(update={"reason": f"{pick.reason}; {why}" if pick.reason else why})
-    return [*top[: k - 1], pick] if len(top) == k else [*top, pick]
+    if len(top) < k:
+        return [*top, pick]
+    place = next((j for j in range(len(top) - 1, 0, -1) if top[j].id not in keep), None)
+    return top if place is None else [*top[:place], *top[place + 1 :], pick]
 
 
-def fuse_following_links(rankings: Sequence[Sequence[Evidence]], k: int, *, head: int, follow: bool) -> list[Evidence]:
+def with_heads(top: Sequence[Evidence], rankings: Sequence[Sequence[Evidence]], heads: int) -> list[Evidence]:
+    """Pure: ``top`` (fused, best first) holding each ranking's first ``heads`` items: one it lacks takes the place
+    of its lowest item that is no such head, and goes last. A tool's best hit is read even where the items both
+    tools hold outscore it (reciprocal-rank fusion of two lists ranks every shared item above every item one list
+    holds alone); where ``top`` holds them already, nothing moves."""
+    wanted = {ev.id: ev for ranking in rankings for ev in ranking[:heads]}
+    out = list(top)
+    for ev in [ev for i, ev in wanted.items() if i not in {e.id for e in top}]:
+        place = next((j for j in range(len(out) - 1, -1, -1) if out[j].id not in wanted), None)
+        if place is None:
+            break
+        out = [*out[:place], *out[place + 1 :], ev]
+    return out
+
+
+def fuse_following_links(
+    rankings: Sequence[Sequence[Evidence]], k: int, *, head: int, follow: bool, heads: int = 0
+) -> list[Evidence]:
     """Pure: ``rankings`` fused into ``k`` items whose first ``head`` are what one search hands on: with
-    ``follow`` and more than one list, the last of those ``head`` places goes to a document the best hit names
+    ``heads``, they hold each ranking's first ``heads`` items (``with_heads``); with ``follow`` and more than one
+    list, the last of those places that is no such head goes to a document the best hit names
     (``linked_from_best``). The places after ``head`` keep the fused order, so a deeper ``k`` scores the same
     first ``head``."""
     ranked = fuse(rankings, sum(len(r) for r in rankings))
     top = ranked[:head]
+    if heads and len(rankings) > 1:
+        top = with_heads(top, rankings, heads)
     if follow and len(rankings) > 1:
-        top = linked_from_best(top, ranked[head:], head)
+        held = frozenset(ev.id for ranking in rankings for ev in ranking[:heads])
+        top = linked_from_best(top, [ev for ev in ranked if ev.id not in {e.id for e in top}], head, keep=held)
     ids = {ev.id for ev in top}
     return [*top, *(ev for ev in ranked if ev.id not in ids)][:k]

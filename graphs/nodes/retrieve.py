@@ -178,7 +178,13 @@ def make(kit: Kit) -> Any:
             seen |= {str(r["item"]["id"]) for r in state.get("evidence", []) if r["subq"] == i}
         unseen = [[ev for ev in found if ev.id not in seen] for _, found in results]
         lists = [r for r in unseen if r]
-        fused = fuse_following_links(lists, keep, head=kit.cfg.top_k, follow=kit.cfg.follow_links) if lists else []
+        fused = (
+            fuse_following_links(
+                lists, keep, head=kit.cfg.top_k, follow=kit.cfg.follow_links, heads=kit.cfg.fusion_heads
+            )
+            if lists
+            else []
+        )
         if fused:  # what the agent goes on with: one list per retrieval, each item naming the tool that found it
             meter.emit(EvidenceFound(tool="+".join(tools), items=fused))
         records = add_candidates(

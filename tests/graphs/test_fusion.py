@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from knowledge.models import Evidence
-from tools.fusion import fuse, fuse_following_links, linked_from_best
+from tools.fusion import fuse, fuse_following_links, linked_from_best, with_heads
 
 
 def ev(i: str, tool: str = "vector_search") -> Evidence:
@@ -62,3 +62,27 @@ def test_following_links_keeps_the_deeper_places_in_fused_order() -> None:
     linked = fuse_following_links([vec, graph], 5, head=2, follow=True)
     assert [e.id for e in linked] == ["a", "n", "x", "b", "c"]  # Neighbours takes the last of two places
     assert [e.id for e in fuse_following_links([vec], 3, head=2, follow=True)] == ["a", "b", "c"]  # one list
+
+
+def test_heads_keep_each_lists_best_hit_in_the_top_without_moving_the_rest() -> None:
+    vec = [ev("a"), ev("b"), ev("c"), ev("d")]
+    graph = [ev("x", "graph_search"), ev("d", "graph_search"), ev("c", "graph_search"), ev("b", "graph_search")]
+    top = fuse([vec, graph], 3)
+    assert [e.id for e in top] == ["b", "d", "c"]  # every item both lists hold outranks each list's best hit
+    assert [e.id for e in with_heads(top, [vec, graph], 1)] == ["b", "a", "x"]  # c, then d, give up their places
+    assert [e.id for e in with_heads(top, [vec, graph], 2)] == ["b", "d", "a"]  # no place left for x
+    held = fuse([vec, graph], 5)
+    assert with_heads(held, [vec, graph], 1) == held  # already held: nothing moves
+    assert [e.id for e in fuse_following_links([vec, graph], 4, head=3, follow=False, heads=1)] == ["b", "a", "x", "d"]
+
+
+def test_the_link_never_takes_a_kept_head_s_place() -> None:
+    best = article("a", "Kate Ramsay", "Kate Ramsay is a character from the soap opera Neighbours.")
+    vec = [best, article("b", "Sophie Ramsay", "s"), article("c", "Madge Bishop", "m")]
+    graph = [article("x", "Ashleigh Brewer", "x", "graph_search"), article("n", "Neighbours", "n", "graph_search")]
+    top = [best, article("b", "Sophie Ramsay", "s"), article("x", "Ashleigh Brewer", "x")]
+    out = linked_from_best(top, [graph[1]], 3, keep=frozenset({"a", "x"}))
+    assert [e.id for e in out] == ["a", "x", "n"]  # b, no kept head, gives its place
+    assert linked_from_best(top, [graph[1]], 3, keep=frozenset({"a", "b", "x"})) == top  # no place to give
+    linked = fuse_following_links([vec, graph], 3, head=3, follow=True, heads=1)
+    assert [e.id for e in linked] == ["a", "x", "n"]  # both heads kept, the link in the place left
