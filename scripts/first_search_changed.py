@@ -9,10 +9,11 @@ and link as the settings make them) runs for every question under the default se
 ``DIR/<label>/``, a dataset folder holding the same knowledge base (its corpus or ``docs/`` linked, not copied)
 and only those questions. ``DIR/changed.json`` lists them per dataset with their gold found by either search.
 
-A question whose first search is the same under both settings gets the same first prompts (decoding is greedy),
-so an agent run over only the changed questions, once under each setting, pairs what the setting changes in the
-first search. A run that searches again (a replan, a hop) may meet the setting again in a later search; such a
-question is not in the subset unless its first search changed.
+A question whose first search is the same under both settings gets the same first prompts (decoding is greedy;
+a rerun on another ``llama-server`` build can still word a few answers differently), so an agent run over only the
+changed questions, once under each setting, pairs what the setting changes in the first search. A run that searches
+again (a replan, a hop) may meet the setting again in a later search; such a question is not in the subset unless
+its first search changed.
 """
 
 from __future__ import annotations

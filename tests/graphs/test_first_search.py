@@ -209,3 +209,18 @@ async def test_the_first_search_follows_the_best_hits_link_into_its_last_place(m
     deeper = await first_search(deps(True), "Where was the director of Inception born?", k=5)
     assert [e.id for e in deeper[:3]] == [e.id for e in linked]  # a deeper list keeps the agent's head
     assert [e.id for e in deeper[3:]] == ["p-paris", "p-rome"]
+
+
+async def test_each_tools_best_hit_stays_in_the_first_search(make_deps: MakeDeps) -> None:
+    """Items both tools hold outrank each tool's best hit in the fusion; ``fusion_heads`` keeps the best hits."""
+    vec = [("v-best", "Alpha", "a"), ("s1", "S1", "x"), ("s2", "S2", "y"), ("s3", "S3", "z")]
+    graph = [("g-best", "Beta", "b"), ("s3", "S3", "z"), ("s2", "S2", "y"), ("s1", "S1", "x")]
+
+    def deps(heads: int) -> Any:
+        tools = [FixedTool("vector_search", vec), FixedTool("graph_search", graph)]
+        return make_deps(ScriptedLLM([]), tools, top_k=3, fusion_depth=4, follow_links=False, fusion_heads=heads)
+
+    assert [e.id for e in await first_search(deps(0), "q")] == ["s1", "s3", "s2"]  # both best hits buried
+    kept = await first_search(deps(1), "q")
+    assert [e.id for e in kept] == ["s1", "v-best", "g-best"]  # the fused best stays first; the rest gave way
+    assert [e.id for e in await first_search(deps(1), "q", k=5)][3:] == ["s3", "s2"]  # deeper: fused order
