@@ -181,7 +181,7 @@ class AgentConfig(BaseModel):
     (``tools.fusion.linked_from_best``; the item's reason says which hit named it). Dev R@5 of the first search
     87 -> 94 / 94 -> 95.5 / 70.8 -> 73.8 (HotpotQA / 2Wiki / MuSiQue), no LLM call, no extra query
     (docs/bench/first_search_links.md). Off: the fused order alone."""
-    fusion_heads: int = 1
+    fusion_heads: int = Field(default=1, ge=0)
     """A fused search's first ``top_k`` hold each tool's first ``fusion_heads`` hits: reciprocal-rank fusion of two
     lists ranks every item both hold above every item one holds alone, so a tool's best hit could drop out under
     shared items of middling rank (``tools.fusion.with_heads``: one missing takes the place of the lowest item that

@@ -38,3 +38,7 @@ def test_bad_values_are_clear_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WAYPOINT_AGENT_MAX_STEPS", "lots")
     with pytest.raises(ValueError, match="max_steps"):
         Settings()
+    monkeypatch.delenv("WAYPOINT_AGENT_MAX_STEPS")
+    monkeypatch.setenv("WAYPOINT_AGENT_FUSION_HEADS", "-1")  # would keep all but the last of every list
+    with pytest.raises(ValueError, match="fusion_heads"):
+        Settings()
