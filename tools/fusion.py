@@ -67,14 +67,19 @@ def with_heads(top: Sequence[Evidence], rankings: Sequence[Sequence[Evidence]], 
     """Pure: ``top`` (fused, best first) holding each ranking's first ``heads`` items: one it lacks takes the place
     of its lowest item that is no such head, and goes last. A tool's best hit is read even where the items both
     tools hold outscore it (reciprocal-rank fusion of two lists ranks every shared item above every item one list
-    holds alone); where ``top`` holds them already, nothing moves."""
-    wanted = {ev.id: ev for ranking in rankings for ev in ranking[:heads]}
+    holds alone); where ``top`` holds them already, nothing moves. An item taken says why in its reason."""
+    wanted = {ev.id: (ev, rank) for ranking in rankings for rank, ev in enumerate(ranking[:heads], start=1)}
     out = list(top)
-    for ev in [ev for i, ev in wanted.items() if i not in {e.id for e in top}]:
+    for ev, rank in [row for i, row in wanted.items() if i not in {e.id for e in top}]:
         place = next((j for j in range(len(out) - 1, -1, -1) if out[j].id not in wanted), None)
         if place is None:
             break
-        out = [*out[:place], *out[place + 1 :], ev]
+        why = f"kept: {ev.tool or 'a tool'}'s hit {rank}, under items both searches found"
+        out = [
+            *out[:place],
+            *out[place + 1 :],
+            ev.model_copy(update={"reason": f"{ev.reason}; {why}" if ev.reason else why}),
+        ]
     return out
 
 

@@ -69,7 +69,9 @@ def test_heads_keep_each_lists_best_hit_in_the_top_without_moving_the_rest() -> 
     graph = [ev("x", "graph_search"), ev("d", "graph_search"), ev("c", "graph_search"), ev("b", "graph_search")]
     top = fuse([vec, graph], 3)
     assert [e.id for e in top] == ["b", "d", "c"]  # every item both lists hold outranks each list's best hit
-    assert [e.id for e in with_heads(top, [vec, graph], 1)] == ["b", "a", "x"]  # c, then d, give up their places
+    kept = with_heads(top, [vec, graph], 1)
+    assert [e.id for e in kept] == ["b", "a", "x"]  # c, then d, give up their places
+    assert kept[2].reason == "kept: graph_search's hit 1, under items both searches found"  # the trace says why
     assert [e.id for e in with_heads(top, [vec, graph], 2)] == ["b", "d", "a"]  # no place left for x
     held = fuse([vec, graph], 5)
     assert with_heads(held, [vec, graph], 1) == held  # already held: nothing moves
