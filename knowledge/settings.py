@@ -188,7 +188,7 @@ class AgentConfig(BaseModel):
     is no such head; nothing moves where the top holds them already). It matters where fusion meets sections:
     sectioned documents too short for the section rule are fused, and the vector list's best hit there is the
     section. Offline, section@5 +5.7 points on the manuals split into short chapters (94.3 -> 100) and on the
-    manuals fused without the section rule; passage recall@5 within one question (-1 to +1) on nine corpora
+    manuals fused without the section rule; passage recall@5 within one gold passage (-1 to +1) on nine corpora
     (docs/bench/first_search_heads.md). 0: the fused order alone."""
     rewrite_with_llm: bool = False
     """A ``rewrite`` correction asks the router LLM for a new query (one call). Off: the query is rewritten by rule

@@ -69,8 +69,8 @@ def with_heads(top: Sequence[Evidence], rankings: Sequence[Sequence[Evidence]], 
     tools hold outscore it (reciprocal-rank fusion of two lists ranks every shared item above every item one list
     holds alone); where ``top`` holds them already, nothing moves. An item taken says why in its reason."""
     wanted = {ev.id: (ev, rank) for ranking in rankings for rank, ev in enumerate(ranking[:heads], start=1)}
-    out = list(top)
-    for ev, rank in [row for i, row in wanted.items() if i not in {e.id for e in top}]:
+    out, shown = list(top), {ev.id for ev in top}
+    for ev, rank in [row for i, row in wanted.items() if i not in shown]:
         place = next((j for j in range(len(out) - 1, -1, -1) if out[j].id not in wanted), None)
         if place is None:
             break
@@ -97,6 +97,7 @@ def fuse_following_links(
         top = with_heads(top, rankings, heads)
     if follow and len(rankings) > 1:
         held = frozenset(ev.id for ranking in rankings for ev in ranking[:heads])
-        top = linked_from_best(top, [ev for ev in ranked if ev.id not in {e.id for e in top}], head, keep=held)
+        shown = {ev.id for ev in top}
+        top = linked_from_best(top, [ev for ev in ranked if ev.id not in shown], head, keep=held)
     ids = {ev.id for ev in top}
     return [*top, *(ev for ev in ranked if ev.id not in ids)][:k]
