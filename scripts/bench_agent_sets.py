@@ -16,7 +16,8 @@ Run it from a worktree at a fixed commit with ``--out`` outside the checkout (th
 merge records made from another state). ``WAYPOINT_LOCAL_SERVER_BIN`` selects a native ``llama-server``.
 
 Per set and strategy: F1, EM, evidence Recall@5, LLM calls p50 / mean, wall p50 / p95. Paired on the questions
-both have (2,000 bootstrap resamples): every strategy against every later one, and each against the baseline's
+both have (2,000 bootstrap resamples): every strategy against every later one (per set, and F1 and calls over all
+sets' questions as one sample, ``all sets``: a default is chosen for every set at once), and each against the baseline's
 records (``DIR:STRATEGY``, ``DIR/<set>/records/STRATEGY.jsonl``: F1 and calls only; its wall was another machine).
 Writes ``OUT/result.json`` and, with ``--docs [NAME]``, ``docs/bench/NAME.{json,md}`` (``agent_sets``).
 """
@@ -100,6 +101,7 @@ def report(
     """Summaries and paired deltas; with ``pool``, over this run's records and those earlier runs' together."""
     result: dict[str, Any] = {"out": str(out), "strategies": strategies, "baseline": baseline, "sets": {}}
     result["pooled_with"] = [str(p) for p in pool or []]
+    across: dict[str, tuple[list[QuestionRecord], list[QuestionRecord]]] = {}
     for name in map(set_dir, sets):
         rows = {s: pooled([out, *(pool or [])], name, s) for s in strategies}
         common = set.intersection(*(set(r) for r in rows.values())) if rows else set()
@@ -123,6 +125,9 @@ def report(
                 base, cand = pairs_of(rows[b], rows[a])
                 if base:
                     entry["paired"] += [paired(f"{a} - {b}", m, base, cand) for m in METRICS]
+                    pooled_base, pooled_cand = across.setdefault(f"{a} - {b}", ([], []))
+                    pooled_base += base
+                    pooled_cand += cand
         if baseline:
             folder, strat = baseline.rsplit(":", 1)
             ref = load_records(Path(folder) / name / "records" / f"{strat}.jsonl")
@@ -134,6 +139,8 @@ def report(
             if ids:
                 entry["baseline"] = {k: v for k, v in summarise([ref[i] for i in ids]).items() if "wall" not in k}
         result["sets"][name] = entry
+    if len(sets) > 1:  # every set's questions as one sample: a choice made for all sets at once
+        result["all_sets"] = [paired(pair, m, b, c) for pair, (b, c) in across.items() for m in ("f1", "llm_calls")]
     return result
 
 
@@ -183,12 +190,12 @@ def render(result: dict[str, Any]) -> str:
         "| set | pair | metric | n | base | cand | delta | interval | verdict |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for name, entry in result["sets"].items():
-        for d in entry["paired"]:
-            lines.append(
-                f"| {name} | {d['pair']} | {d['metric']} | {d['n']} | {d['base']} | {d['cand']} | {d['delta']} | "
-                f"[{d['ci'][0]}, {d['ci'][1]}] | {d['verdict']} |"
-            )
+    rows = [(name, d) for name, entry in result["sets"].items() for d in entry["paired"]]
+    for name, d in [*rows, *(("all sets", d) for d in result.get("all_sets", []))]:
+        lines.append(
+            f"| {name} | {d['pair']} | {d['metric']} | {d['n']} | {d['base']} | {d['cand']} | {d['delta']} | "
+            f"[{d['ci'][0]}, {d['ci'][1]}] | {d['verdict']} |"
+        )
     return "\n".join(lines) + "\n"
 
 

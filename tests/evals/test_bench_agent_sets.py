@@ -56,3 +56,19 @@ def test_skip_drops_the_first_questions_and_a_folder_runs_under_its_own_name(tmp
     assert bench.skip(dataset, 2).questions == questions[2:] and bench.skip(dataset, 0) is dataset
     assert bench.set_dir("hotpotqa") == "hotpotqa"
     assert bench.set_dir(str(tmp_path / "runs" / "mixed21")) == "mixed21"
+
+
+def test_all_sets_pairs_every_sets_questions_as_one_sample(tmp_path: Path) -> None:
+    bench = _bench()
+    out = tmp_path / "out"
+    for name, f1 in (("hotpotqa", {"agent_first_pass": 1.0, "agent_first_pass_plain": 0.0}), ("musique", None)):
+        for s in STRATEGIES:
+            for qid in ("a", "b"):
+                value = f1[s] if f1 else (0.0 if s == "agent_first_pass" else 1.0)
+                append_record(records_path(out / name / s, s), record(f"{name}-{qid}", strategy=s, f1=value))
+    result = bench.report(out, ["hotpotqa", "musique"], STRATEGIES, None)
+    f1 = next(d for d in result["all_sets"] if d["metric"] == "f1")
+    assert f1["n"] == 4 and f1["delta"] == pytest.approx(0.0)  # +100 on one set, -100 on the other
+    assert {d["metric"] for d in result["all_sets"]} == {"f1", "llm_calls"}
+    assert "| all sets | agent_first_pass - agent_first_pass_plain | f1 | 4 |" in bench.render(result)
+    assert "all_sets" not in bench.report(out, ["hotpotqa"], STRATEGIES, None)  # one set: nothing to pool
