@@ -10,7 +10,8 @@ so that drift in the machine's load falls on all of them and a run stopped early
         --baseline evals/results/answers:agent --out /tmp/agent-sets     # then copy OUT into evals/results
 
 ``--skip 20 -n 30`` runs questions 21-50 only: a confirmation sample that an earlier run's choice was not made on;
-``--pool EARLIER_OUT`` reports it together with the earlier run's records of the first 20.
+``--pool EARLIER_OUT`` reports it together with the earlier run's records of the first 20. With ``--report-only``,
+``--skip N -n M`` reports questions N+1 to N+M of each set alone (``OUT/result_A-B.json``).
 
 Run it from a worktree at a fixed commit with ``--out`` outside the checkout (the eval's provenance refuses to
 merge records made from another state). ``WAYPOINT_LOCAL_SERVER_BIN`` selects a native ``llama-server``.
@@ -96,15 +97,23 @@ def pooled(folders: list[Path], name: str, strategy: str) -> dict[str, QuestionR
 
 
 def report(
-    out: Path, sets: list[str], strategies: list[str], baseline: str | None, pool: list[Path] | None = None
+    out: Path,
+    sets: list[str],
+    strategies: list[str],
+    baseline: str | None,
+    pool: list[Path] | None = None,
+    only: dict[str, set[str]] | None = None,
 ) -> dict[str, Any]:
-    """Summaries and paired deltas; with ``pool``, over this run's records and those earlier runs' together."""
+    """Summaries and paired deltas; with ``pool``, over this run's records and those earlier runs' together; with
+    ``only``, over each set's questions of those ids alone (``--report-only --skip N -n M``)."""
     result: dict[str, Any] = {"out": str(out), "strategies": strategies, "baseline": baseline, "sets": {}}
     result["pooled_with"] = [str(p) for p in pool or []]
     across: dict[str, tuple[list[QuestionRecord], list[QuestionRecord]]] = {}
     for name in map(set_dir, sets):
         rows = {s: pooled([out, *(pool or [])], name, s) for s in strategies}
         common = set.intersection(*(set(r) for r in rows.values())) if rows else set()
+        if only is not None:
+            common &= only.get(name, set())
         rows = {s: {i: r for i, r in rs.items() if i in common} for s, rs in rows.items()}
         entry: dict[str, Any] = {"n": len(common), "strategies": {}, "paired": []}
         for s in strategies:
@@ -154,6 +163,7 @@ def render(result: dict[str, Any]) -> str:
             if pool
             else []
         ),
+        *([f"Questions {result['questions']} of each set only.", ""] if result.get("questions") else []),
         f"`scripts/bench_agent_sets.py` · out `{result['out']}` · block {result.get('block')} · "
         f"{result.get('machine', '')} · load at start / end {result.get('load_start')} / {result.get('load_end')} · "
         f"{result.get('elapsed_min')} min.",
@@ -226,7 +236,12 @@ async def main_async(args: argparse.Namespace) -> None:
         with (out / "sessions.jsonl").open("a") as f:
             end = {"load_start": round(load_start, 2), "load_end": round(os.getloadavg()[0], 2)}
             f.write(json.dumps(end | {"minutes": round((time.perf_counter() - started) / 60, 1)}) + "\n")
-    result = report(out, args.dataset, args.strategy, args.baseline, args.pool)
+    only = None
+    if args.report_only and args.skip:  # a slice of each set's questions: a sample no earlier choice was made on
+        only = {set_dir(s): {q.id for q in skip(load_dataset(s), args.skip).questions[: args.n]} for s in args.dataset}
+    result = report(out, args.dataset, args.strategy, args.baseline, args.pool, only)
+    if only is not None:
+        result["questions"] = f"{args.skip + 1}-{args.skip + args.n}"
     first = next((out / set_dir(spec) / s / "run.json" for spec in args.dataset for s in args.strategy), None)
     machine = json.loads(first.read_text()).get("machine", {}) if first and first.exists() else {}
     log = out / "sessions.jsonl"
@@ -239,7 +254,8 @@ async def main_async(args: argparse.Namespace) -> None:
         load_end=sessions[-1]["load_end"] if sessions else None,
         elapsed_min=round(sum(x["minutes"] for x in sessions), 1) if sessions else None,
     )
-    (out / "result.json").write_text(json.dumps(result, indent=2))
+    name = f"result_{result['questions']}.json" if only is not None else "result.json"
+    (out / name).write_text(json.dumps(result, indent=2))
     if args.docs:
         (REPO / f"docs/bench/{args.docs}.json").write_text(json.dumps(result, indent=2))
         (REPO / f"docs/bench/{args.docs}.md").write_text(render(result))

@@ -72,3 +72,13 @@ def test_all_sets_pairs_every_sets_questions_as_one_sample(tmp_path: Path) -> No
     assert {d["metric"] for d in result["all_sets"]} == {"f1", "llm_calls"}
     assert "| all sets | agent_first_pass - agent_first_pass_plain | f1 | 4 |" in bench.render(result)
     assert "all_sets" not in bench.report(out, ["hotpotqa"], STRATEGIES, None)  # one set: nothing to pool
+
+
+def test_only_reports_the_named_questions(tmp_path: Path) -> None:
+    bench = _bench()
+    out = _run(tmp_path / "out", ["q1", "q2", "q3"], {"agent_first_pass": 1.0, "agent_first_pass_plain": 0.0})
+    part = bench.report(out, SETS, STRATEGIES, None, None, {"hotpotqa": {"q2", "q3", "q9"}})
+    entry = part["sets"]["hotpotqa"]
+    assert entry["n"] == 2 and next(d for d in entry["paired"] if d["metric"] == "f1")["n"] == 2
+    assert bench.report(out, SETS, STRATEGIES, None)["sets"]["hotpotqa"]["n"] == 3
+    assert "Questions 31-50 of each set only." in bench.render(part | {"questions": "31-50"})
