@@ -86,6 +86,11 @@ class Route:
         self.long_doc = section_lookup_reason(vec, doc_passages, top_k) is not None
 
 
+def linked(vec: list[Evidence], graph: list[Evidence], k: int, top_k: int, *, heads: int = 0) -> list[Evidence]:
+    """Both lists fused with the link in the last of the first ``top_k`` places, each list's first ``heads`` kept."""
+    return fuse_following_links([vec, graph], k, head=top_k, follow=True, heads=heads)
+
+
 def alone_or_fused(vec: list[Evidence], graph: list[Evidence], k: int, alone: bool) -> list[Evidence]:
     """The vector list alone when ``alone``, else both lists reciprocal-rank fused."""
     return vec[:k] if alone else fuse([vec, graph], k)
@@ -106,15 +111,11 @@ RULES: dict[str, Rule] = {
     "routed_concentrated": lambda vec, graph, k, route: alone_or_fused(
         vec, graph, k, route.long_doc or (route.any_heading and sum(ev.doc_id == vec[0].doc_id for ev in vec[:5]) >= 3)
     ),
-    "fused_linked": lambda vec, graph, k, route: fuse_following_links([vec, graph], k, head=route.top_k, follow=True),
-    "fused_heads1_linked": lambda vec, graph, k, route: fuse_following_links(
-        [vec, graph], k, head=route.top_k, follow=True, heads=1
-    ),
-    "fused_heads2_linked": lambda vec, graph, k, route: fuse_following_links(
-        [vec, graph], k, head=route.top_k, follow=True, heads=2
-    ),
+    "fused_linked": lambda vec, graph, k, route: linked(vec, graph, k, route.top_k),
+    "fused_heads1_linked": lambda vec, graph, k, route: linked(vec, graph, k, route.top_k, heads=1),
+    "fused_heads2_linked": lambda vec, graph, k, route: linked(vec, graph, k, route.top_k, heads=2),
     "routed_heads1_linked": lambda vec, graph, k, route: (
-        vec[:k] if route.long_doc else fuse_following_links([vec, graph], k, head=route.top_k, follow=True, heads=1)
+        vec[:k] if route.long_doc else linked(vec, graph, k, route.top_k, heads=1)
     ),
     "interleaved": lambda vec, graph, k, route: interleave([vec, graph], k),
     "interleaved_graph_first": lambda vec, graph, k, route: interleave([graph, vec], k),
@@ -125,7 +126,7 @@ def followed_link(vec: list[Evidence], graph: list[Evidence], top_k: int, heads:
     """The item the link put into the fused top ``top_k`` (None when it changed nothing), each list's first
     ``heads`` kept as the agent keeps them."""
     plain = {ev.id for ev in fuse_following_links([vec, graph], top_k, head=top_k, follow=False, heads=heads)}
-    head = fuse_following_links([vec, graph], top_k, head=top_k, follow=True, heads=heads)
+    head = linked(vec, graph, top_k, top_k, heads=heads)
     return next((ev for ev in head if ev.id not in plain), None)
 
 
@@ -294,20 +295,19 @@ async def measure(settings: Settings, label: str, spec: str) -> dict[str, Any]:
         for q in asked:
             vec = await deps.tools["vector_search"].search(q.question, k=depth)
             graph = await deps.tools["graph_search"].search(q.question, k=depth)
-            sizes_at = await best_hit_document_passages(deps.tools, vec)
-            route = Route(vec, sizes_at, settings.agent.top_k, settings.agent.fusion_heads)
+            passages = await best_hit_document_passages(deps.tools, vec)
+            route = Route(vec, passages, settings.agent.top_k, settings.agent.fusion_heads)
             vector_alone["any_heading"] += route.any_heading
             vector_alone["long_doc"] += route.long_doc
             for name, rule in RULES.items():
                 per_rule[name].append(scores(q, rule(vec, graph, max(KS), route)))
             link = followed_link(vec, graph, settings.agent.top_k, route.heads)
             if gold := passage_gold(q):
-                top = fuse_following_links([vec, graph], route.top_k, head=route.top_k, follow=True, heads=route.heads)
+                top = linked(vec, graph, route.top_k, route.top_k, heads=route.heads)
                 for where in where_missed(gold, vec, graph, top):
                     missed[where] += 1
                 for h in HEADS:
-                    found = fuse_following_links([vec, graph], h, head=h, follow=True, heads=route.heads)
-                    ranked = dedupe(ev.doc_id for ev in found)
+                    ranked = dedupe(ev.doc_id for ev in linked(vec, graph, h, h, heads=route.heads))
                     heads[h].append(
                         {"recall": recall_at_k(ranked, gold, h), "all_gold": all_gold_at_k(ranked, gold, h)}
                     )

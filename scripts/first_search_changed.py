@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from bench_first_search import dataset_spec  # noqa: E402
 
-from evals.datasets import load_dataset, resolve_dataset_dir  # noqa: E402
+from evals.datasets import Dataset, load_dataset, resolve_dataset_dir  # noqa: E402
 from evals.resources import EvalResources  # noqa: E402
 from graphs.single_shot import first_search  # noqa: E402
 from knowledge.settings import Settings  # noqa: E402
@@ -73,9 +73,8 @@ def subset(src: Path, dst: Path, keep: set[str], *, copy: bool) -> None:
             shutil.copy2(entry, target)
 
 
-async def changed(settings: Settings, other: Settings, spec: str) -> list[dict[str, Any]]:
+async def changed(settings: Settings, other: Settings, ds: Dataset) -> list[dict[str, Any]]:
     """The questions whose first search differs between ``settings`` and ``other``, with the gold each finds."""
-    ds = load_dataset(spec)
     resources = EvalResources(settings, ds, needs_llm=False)
     out: list[dict[str, Any]] = []
     try:
@@ -111,8 +110,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.dataset:
             label, spec = dataset_spec(name, Path(tmp))
-            rows = asyncio.run(changed(settings, other, spec))
-            n = len(load_dataset(spec).questions)
+            ds = load_dataset(spec)
+            rows = asyncio.run(changed(settings, other, ds))
+            n = len(ds.questions)
             report["datasets"][label] = {"n": n, "changed": rows}
             src = resolve_dataset_dir(spec)
             subset(src, args.out / label, {row["id"] for row in rows}, copy=src.is_relative_to(tmp))

@@ -63,14 +63,20 @@ def linked_from_best(
     return top if place is None else [*top[:place], *top[place + 1 :], pick]
 
 
+def head_ids(rankings: Sequence[Sequence[Evidence]], heads: int) -> frozenset[str]:
+    """Pure: the ids of each ranking's first ``heads`` items."""
+    return frozenset(ev.id for ranking in rankings for ev in ranking[:heads])
+
+
 def with_heads(top: Sequence[Evidence], rankings: Sequence[Sequence[Evidence]], heads: int) -> list[Evidence]:
     """Pure: ``top`` (fused, best first) holding each ranking's first ``heads`` items: one it lacks takes the place
     of its lowest item that is no such head, and goes last. A tool's best hit is read even where the items both
     tools hold outscore it (reciprocal-rank fusion of two lists ranks every shared item above every item one list
     holds alone); where ``top`` holds them already, nothing moves. An item taken says why in its reason."""
-    wanted = {ev.id: (ev, rank) for ranking in rankings for rank, ev in enumerate(ranking[:heads], start=1)}
-    out, shown = list(top), {ev.id for ev in top}
-    for ev, rank in [row for i, row in wanted.items() if i not in shown]:
+    wanted, shown = head_ids(rankings, heads), {ev.id for ev in top}
+    missing = {ev.id: (ev, rank) for r in rankings for rank, ev in enumerate(r[:heads], start=1) if ev.id not in shown}
+    out = list(top)
+    for ev, rank in missing.values():
         place = next((j for j in range(len(out) - 1, -1, -1) if out[j].id not in wanted), None)
         if place is None:
             break
@@ -96,8 +102,7 @@ def fuse_following_links(
     if heads and len(rankings) > 1:
         top = with_heads(top, rankings, heads)
     if follow and len(rankings) > 1:
-        held = frozenset(ev.id for ranking in rankings for ev in ranking[:heads])
         shown = {ev.id for ev in top}
-        top = linked_from_best(top, [ev for ev in ranked if ev.id not in shown], head, keep=held)
+        top = linked_from_best(top, [ev for ev in ranked if ev.id not in shown], head, keep=head_ids(rankings, heads))
     ids = {ev.id for ev in top}
     return [*top, *(ev for ev in ranked if ev.id not in ids)][:k]
