@@ -31,7 +31,9 @@ first search's candidate rules are applied to those two lists:
 A dataset named ``NAME-articles`` (NAME a shipped multi-hop set) is that set's corpus written as short Markdown
 articles, one file per passage opening with its title as a heading, each question's gold passages as its
 ``gold_doc``: what a user who keeps a wiki of short articles ingests. There a document is a passage, so section@k
-is passage recall@k by document. ``NAME-union``: that set's questions over the union of the three dev corpora.
+is passage recall@k by document. ``NAME-union``: that set's questions over the union of the three dev corpora;
+``DIR-union`` (DIR a folder such as ``evals/data/unseen/musique``): its questions over those and every corpus
+beside DIR.
 
 Scores per dataset and rule: section@1/3/5 on questions naming gold sections, Recall@2/5/10 and all-gold@5 on
 questions naming gold passages, and for ``routed`` how often it routed to vector alone. A rule is applied to the
@@ -59,7 +61,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from bench_long_text import resolve  # noqa: E402
 from graph_transfer import build_corpora  # noqa: E402
 
-from evals.datasets import Question, load_dataset  # noqa: E402
+from evals.datasets import Question, load_dataset, resolve_dataset_dir  # noqa: E402
 from evals.metrics import all_gold_at_k, dedupe, recall_at_k, section_recall  # noqa: E402
 from evals.provenance import git_state, machine_state  # noqa: E402
 from evals.resources import EvalResources  # noqa: E402
@@ -248,15 +250,31 @@ def chapters_as_eval(src: Path, dst: Path) -> Path:
 def union_as_eval(name: str, dst: Path) -> Path:
     """A shipped multi-hop set's questions over the union of the three dev corpora (1,841 Wikipedia passages: the
     other sets' passages are distractors of the same kind), built by ``scripts/graph_transfer.py``'s own
-    ``build_corpora`` under ``dst``."""
-    return build_corpora(dst, [name])[(name, "union")]
+    ``build_corpora`` under ``dst``. ``name`` a folder (``evals/data/unseen/musique``): its questions over the three
+    dev corpora and every corpus in the folders beside it (the unseen sample's three), each passage once."""
+    if not Path(name).is_dir():
+        return build_corpora(dst, [name])[(name, "union")]
+    folder = Path(name)
+    corpora = [resolve_dataset_dir(s) / "dev_corpus.jsonl" for s in SETS]
+    corpora += sorted(folder.parent.glob("*/*corpus.jsonl"))
+    passages: dict[str, str] = {}
+    for corpus in corpora:
+        for line in corpus.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                passages.setdefault(json.loads(line)["id"], line)
+    dst.mkdir(parents=True, exist_ok=True)
+    (dst / "questions.jsonl").write_text(next(folder.glob("*questions.jsonl")).read_text(encoding="utf-8"))
+    (dst / "corpus.jsonl").write_text("".join(line + "\n" for line in passages.values()), encoding="utf-8")
+    return dst
 
 
 def dataset_spec(name: str, tmp: Path) -> tuple[str, str]:
     """(label, dataset argument): ``NAME-articles``, ``NAME-union`` and ``structured-chapters`` are written into
     ``tmp``, anything else as ``resolve`` reads it."""
     if name.endswith("-union"):
-        return name, str(union_as_eval(name.removesuffix("-union"), tmp / name))
+        base = name.removesuffix("-union")
+        label = f"{Path(base).parent.name}/{Path(base).name}-union" if Path(base).is_dir() else name
+        return label, str(union_as_eval(base, tmp / label.replace("/", "-")))
     if name.endswith("-articles"):
         return name, str(articles_as_eval(name.removesuffix("-articles"), tmp / name))
     if name == "structured-chapters":
