@@ -279,7 +279,11 @@ def dataset_spec(name: str, tmp: Path) -> tuple[str, str]:
         return name, str(articles_as_eval(name.removesuffix("-articles"), tmp / name))
     if name == "structured-chapters":
         return name, str(chapters_as_eval(ROOT / "evals/data/structured", tmp / name))
-    return resolve(name, tmp)
+    label, spec = resolve(name, tmp)
+    path = Path(name)
+    if path.is_dir() and path.parent.name not in ("data", ""):  # evals/data/unseen/musique: not the dev set's label
+        label = f"{path.parent.name}/{label}"
+    return label, spec
 
 
 def scores(q: Question, found: Sequence[Evidence]) -> dict[str, float | None]:
