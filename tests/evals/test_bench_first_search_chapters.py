@@ -76,6 +76,29 @@ def test_union_set_keeps_its_questions_over_all_three_corpora(tmp_path: Path) ->
     assert {pid for q in ds.questions for pid in q.supporting_passage_ids} <= {p.id for p in ds.corpus}
 
 
+def test_a_folder_union_adds_the_corpora_beside_it_each_passage_once(tmp_path: Path) -> None:
+    """``DIR-union``: DIR's questions over the three dev corpora and its sibling folders' corpora, ids unique."""
+    bench = load_script("bench_first_search")
+    dev_hotpot = bench.load_dataset("hotpotqa")
+    shared = dev_hotpot.corpus[0]  # a passage a dev corpus holds too: kept once
+    for name, texts in (("a", ["alpha one", "alpha two"]), ("b", ["beta one"])):
+        folder = tmp_path / "sample" / name
+        folder.mkdir(parents=True)
+        rows = [{"id": f"{name}-{i}", "title": t, "text": t} for i, t in enumerate(texts)]
+        rows.append({"id": shared.id, "title": shared.title, "text": shared.text})
+        (folder / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        q = {"id": f"q{name}", "question": "?", "answers": ["x"], "supporting_passage_ids": [f"{name}-0"]}
+        (folder / "questions.jsonl").write_text(json.dumps(q) + "\n")
+    label, spec = bench.dataset_spec(str(tmp_path / "sample" / "a") + "-union", tmp_path / "tmp")
+    assert label == "sample/a-union"
+    ds = bench.load_dataset(spec)
+    assert [q.id for q in ds.questions] == ["qa"]
+    ids = [p.id for p in ds.corpus]
+    dev_total = sum(len(bench.load_dataset(name).corpus) for name in bench.SETS)
+    assert len(ids) == len(set(ids)) == dev_total + 3  # a-0, a-1, b-0; the shared passage once
+    assert {"a-0", "a-1", "b-0", shared.id} <= set(ids)
+
+
 def test_where_missed_tells_a_buried_hit_from_a_further_hop() -> None:
     """Each gold passage the fused top k lacks is placed by the best rank either list gave it."""
     from evals.datasets import Question
