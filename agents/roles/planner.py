@@ -66,5 +66,5 @@ def clean_steps(steps: Sequence[PlanStep], question: str, max_subq: int, tools: 
         src = routing.get(_key(text))
         tool = src.tool if src is not None and src.tool in tools else ""
         why = " ".join(src.why.split()) if src is not None and tool else ""
-        out.append(PlanStep(ask=text, tool=tool, why=why))
+        out.append(PlanStep.of(text, tool, why))
     return out

@@ -26,6 +26,13 @@ class PlanStep(BaseModel):
     why: str = Field(default="", max_length=80)
     """One line a reader can check against the tool descriptions."""
 
+    @classmethod
+    def of(cls, ask: str, tool: str = "", why: str = "") -> PlanStep:
+        """A step the run makes itself, not the planner: the question as its own step, or a step cleaned to it. The
+        bounds above cap what the LLM decodes; a user's question may be longer than a sub-question may be, so they
+        are not applied here."""
+        return cls.model_construct(ask=ask, tool=tool, why=why)
+
 
 class Compare(BaseModel):
     """A comparison the plan's last two steps feed (``agents.roles.compare`` computes its answer)."""

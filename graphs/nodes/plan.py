@@ -78,7 +78,7 @@ def make(kit: Kit) -> Any:
                 first["first_pass_skipped"] = skipped
                 first[SUMMARY_KEY]["first_pass_skipped"] = f"first pass not graded: {skipped}"
             return first
-        needs, kind, steps, compare = True, "short", [PlanStep(ask=question)], None
+        needs, kind, steps, compare = True, "short", [PlanStep.of(question)], None
         if not state.get("allowed_tools"):
             needs = False
         else:

@@ -356,3 +356,26 @@ async def test_the_next_hop_check_off_accepts_the_first_answer(make_deps: MakeDe
     envs = await run_all(make_deps(llm, hop_tools(), **{**HOP, "check_next_hop": False}), Q2)
     assert not of_kind(envs, "correction")
     assert of_kind(envs, "answer")[0].text == "Christopher Nolan"
+
+
+async def test_a_question_longer_than_a_sub_question_may_be_is_planned_as_its_own_step(make_deps: MakeDeps) -> None:
+    """A planner sub-question is bounded (160 characters: the cap on what the LLM decodes); a user's question is
+    not. When the plan falls back to the question itself, the run goes on instead of failing validation."""
+    q = (
+        "Where was the director of Inception born, the film that was released in 2010 and starred Leonardo DiCaprio "
+        "as a thief who steals corporate secrets through dream-sharing technology?"
+    )
+    assert len(q) > 160
+    script = [
+        first_by("directed", answer="Christopher Nolan", complete=False),
+        j(needs_retrieval=True, answer_kind="short", steps=[]),  # no usable step: the question itself
+        grade_by("born", answer="London"),
+        OK,
+    ]
+    llm = ScriptedLLM(script)
+    vec, graph = tools()
+    envs = await run_all(make_deps(llm, [vec, graph], **FIRST), q)
+    assert vec.queries == graph.queries == [q, q]  # the first pass's search, then the plan's one step: the question
+    answer = of_kind(envs, "answer")[0]
+    assert answer.text == "London"
+    assert of_kind(envs, "done")[0].totals["first_pass"] == "replanned"
