@@ -13,6 +13,7 @@ plus the dataset's distractors), exactly as the dev sets are made:
 the questions that are complete in it are converted, in file order (no selection, no filtering beyond MuSiQue's
 ``answerable``). Passage ids follow the dev sets' rule (``<dataset>-<12 hex of sha1(title\\ttext)>``); sentences are
 joined with one space unless one is already there. ``--source`` is recorded in every question as ``source_file``.
+``--skip N`` leaves out the first N questions converted (an earlier sample's), for a next sample of the same file.
 """
 
 from __future__ import annotations
@@ -106,16 +107,21 @@ def main() -> None:
     ap.add_argument("--source", required=True, help="where RAW came from (repository@commit path)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("-n", type=int, default=None, help="at most this many questions (default: all complete ones)")
+    ap.add_argument("--skip", type=int, default=0, help="leave out the first N questions (an earlier sample's)")
     args = ap.parse_args()
 
     questions: list[dict[str, Any]] = []
     corpus: dict[str, dict[str, str]] = {}
     raw = gzip.decompress(args.raw.read_bytes()) if args.raw.suffix == ".gz" else args.raw.read_bytes()
+    kept = 0
     for item in complete_items(raw.decode("utf-8")):
         if args.n is not None and len(questions) >= args.n:
             break
         converted = convert(args.format, item, args.source)
         if converted is None:
+            continue
+        kept += 1
+        if kept <= args.skip:
             continue
         question, paras = converted
         questions.append(question)

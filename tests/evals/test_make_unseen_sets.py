@@ -27,7 +27,7 @@ def test_sentences_join_with_one_space() -> None:
     assert join_sentences(["One.", " Two.", "Three."]) == "One. Two. Three."
 
 
-def run(tmp_path: Path, fmt: str, items: list[dict], cut: bool = False) -> Path:
+def run(tmp_path: Path, fmt: str, items: list[dict], cut: bool = False, *extra: str) -> Path:
     raw = json.dumps(items)
     if cut:
         raw = raw[:-40]
@@ -35,7 +35,7 @@ def run(tmp_path: Path, fmt: str, items: list[dict], cut: bool = False) -> Path:
     src.write_text(raw)
     out = tmp_path / fmt
     subprocess.run(
-        [sys.executable, str(SCRIPT), "--format", fmt, str(src), "--source", "test", "--out", str(out)],
+        [sys.executable, str(SCRIPT), "--format", fmt, str(src), "--source", "test", "--out", str(out), *extra],
         check=True,
         capture_output=True,
     )
@@ -70,6 +70,12 @@ def test_hotpotqa_release_to_a_dataset_that_loads(tmp_path: Path) -> None:
     assert by_id[q["supporting_passage_ids"][0]]["text"] == "Alpha is a town. It lies on the Beta."
     assert len(corpus) == 3
     assert load_dataset(out).questions[0].answers == ["Delta"]
+
+
+def test_a_next_sample_skips_the_questions_an_earlier_one_took(tmp_path: Path) -> None:
+    items = [hotpot_item(f"q{i}", "Delta") for i in range(4)]
+    out = run(tmp_path, "hotpotqa", items, False, "--skip", "2")
+    assert [json.loads(line)["id"] for line in (out / "questions.jsonl").read_text().splitlines()] == ["q2", "q3"]
 
 
 def test_musique_keeps_aliases_and_skips_unanswerable(tmp_path: Path) -> None:
