@@ -268,22 +268,25 @@ def union_as_eval(name: str, dst: Path) -> Path:
     return dst
 
 
+def folder_label(path: Path) -> str:
+    """A dataset folder's label: its name, under its parent's where that is not ``evals/data`` (``unseen/musique``,
+    not the dev set's ``musique``)."""
+    return path.name if path.parent.name in ("data", "") else f"{path.parent.name}/{path.name}"
+
+
 def dataset_spec(name: str, tmp: Path) -> tuple[str, str]:
     """(label, dataset argument): ``NAME-articles``, ``NAME-union`` and ``structured-chapters`` are written into
     ``tmp``, anything else as ``resolve`` reads it."""
     if name.endswith("-union"):
         base = name.removesuffix("-union")
-        label = f"{Path(base).parent.name}/{Path(base).name}-union" if Path(base).is_dir() else name
+        label = f"{folder_label(Path(base))}-union" if Path(base).is_dir() else name
         return label, str(union_as_eval(base, tmp / label.replace("/", "-")))
     if name.endswith("-articles"):
         return name, str(articles_as_eval(name.removesuffix("-articles"), tmp / name))
     if name == "structured-chapters":
         return name, str(chapters_as_eval(ROOT / "evals/data/structured", tmp / name))
     label, spec = resolve(name, tmp)
-    path = Path(name)
-    if path.is_dir() and path.parent.name not in ("data", ""):  # evals/data/unseen/musique: not the dev set's label
-        label = f"{path.parent.name}/{label}"
-    return label, spec
+    return (folder_label(Path(name)), spec) if Path(name).is_dir() else (label, spec)
 
 
 def scores(q: Question, found: Sequence[Evidence]) -> dict[str, float | None]:

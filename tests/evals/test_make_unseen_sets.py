@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from evals.datasets import load_dataset
@@ -27,7 +28,7 @@ def test_sentences_join_with_one_space() -> None:
     assert join_sentences(["One.", " Two.", "Three."]) == "One. Two. Three."
 
 
-def run(tmp_path: Path, fmt: str, items: list[dict], cut: bool = False, *extra: str) -> Path:
+def run(tmp_path: Path, fmt: str, items: list[dict], cut: bool = False, extra: Sequence[str] = ()) -> Path:
     raw = json.dumps(items)
     if cut:
         raw = raw[:-40]
@@ -74,7 +75,7 @@ def test_hotpotqa_release_to_a_dataset_that_loads(tmp_path: Path) -> None:
 
 def test_a_next_sample_skips_the_questions_an_earlier_one_took(tmp_path: Path) -> None:
     items = [hotpot_item(f"q{i}", "Delta") for i in range(4)]
-    out = run(tmp_path, "hotpotqa", items, False, "--skip", "2")
+    out = run(tmp_path, "hotpotqa", items, extra=["--skip", "2"])
     assert [json.loads(line)["id"] for line in (out / "questions.jsonl").read_text().splitlines()] == ["q2", "q3"]
 
 
