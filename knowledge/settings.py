@@ -201,6 +201,11 @@ class AgentConfig(BaseModel):
     steps), the answer is computed from the two steps' answers in code (``agents.roles.compare``): the last step is
     graded on its own (no combined call), and the answer costs no LLM call. Values it cannot read (no year, a tie)
     fall back to the answerer LLM. Off: the planner's ``compare`` is ignored."""
+    compare_direction_check: bool = False
+    """When the planner's ordering operator contradicts the question's own comparative word ("Who is older" planned
+    as ``later``), turn it to the one the word names (``agents.roles.compare.named_op``); a question naming both
+    directions keeps the planner's. The trace's plan shows the planner's operator (``compare_turned_from``). Off
+    until measured on unseen comparison questions (evals/data/unseen-c/PLAN.md)."""
     first_pass: bool = True
     """Try the cheap path first: before any plan, the fused search for the whole question and one combined call that
     grades it and answers (its reply also says whether the passages state everything the answer needs, and whether

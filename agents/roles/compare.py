@@ -137,6 +137,41 @@ def mirror(steps: list[str], options: list[str]) -> list[str] | None:
     return pair if mentions(pair[0], options[0]) else pair[::-1]  # in the options' order
 
 
+_DIRECTIONS: dict[str, frozenset[str]] = {
+    op: frozenset(words.split())
+    for op, words in {
+        "earlier": "older oldest elder eldest earlier earliest first sooner",
+        "later": "younger youngest later latest last newer newest recent",
+        "more": "more most larger largest bigger biggest greater greatest higher highest longer longest taller tallest "
+        "older oldest",
+        "less": "less least fewer fewest smaller smallest lower lowest shorter shortest younger youngest",
+    }.items()
+}
+"""The comparative words that name each ordering operator ("Who is older" asks for the earlier birth date, or the
+larger age)."""
+_FAMILIES = (("earlier", "later"), ("more", "less"))
+
+
+def named_op(question: str, op: str, options: list[str]) -> str | None:
+    """The ordering operator the question's own comparative word names, in ``op``'s family (dates: earlier / later;
+    numbers: more / less), or None when it names neither direction or both ("first ... later"). The options' own
+    words are left out ("The Last Samurai" names no direction). A 1.5B planner copies a pattern's operator
+    ("younger" -> later) onto a question that asks the other way round ("Who is older ...")."""
+    family = next((f for f in _FAMILIES if op in f), None)
+    if family is None:
+        return None
+    text = f" {_words(question)} "
+    for option in options:
+        name = _words(option)
+        if name:
+            text = text.replace(f" {name} ", " ")
+    words = set(text.split())
+    if "recent" in words:  # "more recent" names a later date, not a larger number
+        words -= {"more", "most"}
+    named = [d for d in family if words & _DIRECTIONS[d]]
+    return named[0] if len(named) == 1 else None
+
+
 _POLAR_WORDS = "am are is was were do does did have has had can could will would shall should may might must"
 _POLAR = frozenset(_POLAR_WORDS.split())
 

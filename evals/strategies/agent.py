@@ -105,6 +105,13 @@ register_strategy(
     needs_llm=True,
 )
 register_strategy(
+    "agent_compare_direction",
+    _graph_factory("agent_compare_direction", stream_run, compare_direction_check=True),
+    "The agent with agent.compare_direction_check on: an ordering the planner names against the question's own "
+    "comparative word is turned to the word's",
+    needs_llm=True,
+)
+register_strategy(
     "agent_hop",
     _graph_factory("agent_hop", stream_run, first_pass=True, check_next_hop=True),
     "The agent's first pass with the next-hop check: a first-hop answer takes one hop correction before a replan",

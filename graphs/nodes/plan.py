@@ -12,7 +12,7 @@ from typing import Any
 
 from agents.llm import LLMOutputError
 from agents.roles.checks import comparison_form
-from agents.roles.compare import applies, mirror
+from agents.roles.compare import applies, mirror, named_op
 from agents.roles.followup import answered_in_thread
 from agents.roles.planner import clean_steps, plan
 from agents.roles.schemas import PlanStep
@@ -41,6 +41,7 @@ def first_pass_plan(question: str) -> dict[str, Any]:
             "compare": None,
             "mirrored_from": [],
             "compare_ignored": "",
+            "compare_turned_from": "",
             "needs_retrieval": True,
             "answer_kind": "short",
             "subquestions": [question],
@@ -93,12 +94,16 @@ def make(kit: Kit) -> Any:
         cleaned = clean_steps(steps, question, kit.cfg.max_subquestions, allowed)
         comparing: PlanCompare | None = None
         mirrored: list[str] = []
-        ignored = ""
+        ignored = turned = ""
         if compare is not None and kit.cfg.compute_comparisons and needs and len(cleaned) >= 2:
             options = [" ".join(o.split()) for o in compare.options]
             chained = len(cleaned) - 2 in referenced(cleaned[-1].ask)
             if applies(question, compare.op, options, chained=chained):
-                comparing = {"op": compare.op, "options": options}
+                op: str = compare.op
+                if kit.cfg.compare_direction_check:
+                    op = named_op(question, op, options) or op
+                    turned = compare.op if op != compare.op else ""
+                comparing = {"op": op, "options": options}
                 pair = mirror([s.ask for s in cleaned], options)
                 if pair is not None:  # the same thing asked of each option, as the comparison needs
                     mirrored = [s.ask for s in cleaned]
@@ -132,6 +137,7 @@ def make(kit: Kit) -> Any:
                 "compare": comparing,
                 "mirrored_from": mirrored,
                 "compare_ignored": ignored,
+                "compare_turned_from": turned,
                 "needs_retrieval": needs,
                 "answer_kind": kind,
                 "subquestions": [s["text"] for s in subqs],

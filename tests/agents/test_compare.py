@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.roles.compare import combine, mentions, read_date, read_number, same
+from agents.roles.compare import combine, mentions, named_op, read_date, read_number, same
 
 
 @pytest.mark.parametrize(
@@ -101,3 +101,34 @@ def test_a_comparison_applies_only_where_the_question_compares() -> None:
     assert not applies("When was Daniel Darc born?", "later", opts, chained=False)  # one option only
     assert applies("Are X and Y both from the same country?", "same", [], chained=False)
     assert not applies("Where was the director of Inception born?", "same", [], chained=False)  # not yes/no
+
+
+@pytest.mark.parametrize(
+    ("question", "op", "named"),
+    [
+        ("Who is older, Ann Lee or Bo Ray?", "later", "earlier"),
+        ("Who is older, Ann Lee or Bo Ray?", "earlier", "earlier"),
+        ("Which film came out first, Alpha or Beta?", "later", "earlier"),
+        ("Who was born later, Ann Lee or Bo Ray?", "earlier", "later"),
+        ("Which album is more recent, Alpha or Beta?", "earlier", "later"),
+        ("Which river is longer, the Alpha or the Beta?", "less", "more"),
+        ("Which town has fewer residents, Alpha or Beta?", "more", "less"),
+        ("Who was older at death, Ann Lee or Bo Ray?", "less", "more"),  # ages are numbers: older is more
+    ],
+)
+def test_the_question_s_comparative_word_names_the_operator(question: str, op: str, named: str) -> None:
+    options = ["Alpha", "Beta"] if "Alpha" in question else ["Ann Lee", "Bo Ray"]
+    assert named_op(question, op, options) == named
+
+
+@pytest.mark.parametrize(
+    ("question", "op", "options"),
+    [
+        ("Which band's first album came out later, Alpha or Beta?", "earlier", ["Alpha", "Beta"]),  # both named
+        ("Which came out before, The Last Samurai or Heat?", "earlier", ["The Last Samurai", "Heat"]),  # title word
+        ("When were Alpha and Beta founded?", "later", ["Alpha", "Beta"]),  # no comparative word
+        ("Are Alpha and Beta older than each other?", "same", []),  # not an ordering
+    ],
+)
+def test_no_direction_is_named_where_the_question_does_not_name_one(question: str, op: str, options: list[str]) -> None:
+    assert named_op(question, op, options) is None

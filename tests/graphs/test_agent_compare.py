@@ -138,3 +138,26 @@ async def test_a_compare_copied_onto_a_chain_is_ignored(make_deps: MakeDeps) -> 
     assert of_kind(envs, "answer")[0].text == "London"
     plan = next(e for e in of_kind(envs, "step_finished") if e.node == "plan")
     assert plan.summary["compare"] is None and plan.summary["compare_ignored"] == "same"
+
+
+async def test_an_operator_against_the_question_s_word_is_turned_and_shown(make_deps: MakeDeps) -> None:
+    """The planner copied "younger -> later" onto "Who is older": with the check on, the older option is answered."""
+    older = "Who is older, Daniel Darc or Thomas Worthington?"
+
+    async def run(check: bool) -> tuple[str, dict[str, Any]]:
+        llm = ScriptedLLM(
+            [
+                _plan(op="later", options=["Daniel Darc", "Thomas Worthington"]),
+                grade_by("Darc", answer="30 May 1959"),
+                grade_by("Worthington", answer="July 16, 1773"),
+            ]
+        )
+        envs = await run_all(make_deps(llm, [ListTool(passages=PEOPLE)], compare_direction_check=check), older)
+        plan = next(e for e in of_kind(envs, "step_finished") if e.node == "plan")
+        return of_kind(envs, "answer")[0].text, plan.summary
+
+    text, summary = await run(True)
+    assert text == "Thomas Worthington"  # born 1773: the older one
+    assert summary["compare"]["op"] == "earlier" and summary["compare_turned_from"] == "later"
+    text, summary = await run(False)
+    assert text == "Daniel Darc" and summary["compare_turned_from"] == ""  # as planned
