@@ -103,21 +103,26 @@ def test_a_comparison_applies_only_where_the_question_compares() -> None:
     assert not applies("Where was the director of Inception born?", "same", [], chained=False)  # not yes/no
 
 
+PEOPLE = ["Ann Lee", "Bo Ray"]
+THINGS = ["Alpha", "Beta"]
+
+
 @pytest.mark.parametrize(
-    ("question", "op", "named"),
+    ("question", "op", "options", "named"),
     [
-        ("Who is older, Ann Lee or Bo Ray?", "later", "earlier"),
-        ("Who is older, Ann Lee or Bo Ray?", "earlier", "earlier"),
-        ("Which film came out first, Alpha or Beta?", "later", "earlier"),
-        ("Who was born later, Ann Lee or Bo Ray?", "earlier", "later"),
-        ("Which album is more recent, Alpha or Beta?", "earlier", "later"),
-        ("Which river is longer, the Alpha or the Beta?", "less", "more"),
-        ("Which town has fewer residents, Alpha or Beta?", "more", "less"),
-        ("Who was older at death, Ann Lee or Bo Ray?", "less", "more"),  # ages are numbers: older is more
+        ("Who is older, Ann Lee or Bo Ray?", "later", PEOPLE, "earlier"),
+        ("Who is older, Ann Lee or Bo Ray?", "earlier", PEOPLE, "earlier"),
+        ("Which film came out first, Alpha or Beta?", "later", THINGS, "earlier"),
+        ("Who was born later, Ann Lee or Bo Ray?", "earlier", PEOPLE, "later"),
+        ("Which album is more recent, Alpha or Beta?", "earlier", THINGS, "later"),
+        ("Which river is longer, the Alpha or the Beta?", "less", THINGS, "more"),
+        ("Which town has fewer residents, Alpha or Beta?", "more", THINGS, "less"),
+        ("Who was older at death, Ann Lee or Bo Ray?", "less", PEOPLE, "more"),  # ages are numbers: older is more
     ],
 )
-def test_the_question_s_comparative_word_names_the_operator(question: str, op: str, named: str) -> None:
-    options = ["Alpha", "Beta"] if "Alpha" in question else ["Ann Lee", "Bo Ray"]
+def test_the_question_s_comparative_word_names_the_operator(
+    question: str, op: str, options: list[str], named: str
+) -> None:
     assert named_op(question, op, options) == named
 
 
