@@ -206,6 +206,11 @@ class AgentConfig(BaseModel):
     as ``later``), turn it to the one the word names (``agents.roles.compare.named_op``); a question naming both
     directions keeps the planner's. The trace's plan shows the planner's operator (``compare_turned_from``). Off
     until measured on unseen comparison questions (evals/data/unseen-c/PLAN.md)."""
+    compare_choice_only: bool = False
+    """A planned ordering (earlier / later / more / less) is computed only on an either/or question ("Who is older,
+    X or Y?", ``agents.roles.checks.is_choice``); elsewhere it is ignored like one copied onto a chain
+    (``compare_ignored``). The planner names orderings between two phrases of questions that compare nothing. Off
+    until measured on the unseen questions where it changes a plan (evals/data/unseen-c/PLAN.md, item 3)."""
     first_pass: bool = True
     """Try the cheap path first: before any plan, the fused search for the whole question and one combined call that
     grades it and answers (its reply also says whether the passages state everything the answer needs, and whether

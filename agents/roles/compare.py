@@ -15,6 +15,8 @@ from datetime import datetime
 
 from dateutil import parser as dateparser
 
+from agents.roles.checks import is_choice
+
 ORDERING = ("earlier", "later", "more", "less")
 """Operators that pick one of two options."""
 
@@ -176,17 +178,20 @@ _POLAR_WORDS = "am are is was were do does did have has had can could will would
 _POLAR = frozenset(_POLAR_WORDS.split())
 
 
-def applies(question: str, op: str, options: list[str], *, chained: bool) -> bool:
+def applies(question: str, op: str, options: list[str], *, chained: bool, choice_only: bool = False) -> bool:
     """Is the planner's comparison one the question asks? The last step must not build on the one before it (the
     two sides of a comparison are looked up apart: "Where was #1 born?" after "Who directed X?" is a chain,
-    ``chained``); a
-    ``same`` needs a yes/no question (it opens with an auxiliary verb); an ordering needs two options, both named
-    in the question. Small models copy a ``compare`` from the plan patterns onto questions that compare nothing."""
+    ``chained``); a ``same`` needs a yes/no question (it opens with an auxiliary verb); an ordering needs two
+    options, both named in the question, and with ``choice_only`` an either/or question (``is_choice``: "How did
+    the people fare under the abolisher of sati partha?" names two phrases, compares nothing). Small models copy a
+    ``compare`` from the plan patterns onto questions that compare nothing."""
     if chained:
         return False
     words = _words(question).split()
     if op == "same":
         return bool(words) and words[0] in _POLAR
+    if choice_only and not is_choice(question):
+        return False
     return op in ORDERING and len(options) == 2 and all(mentions(question, o) for o in options)
 
 

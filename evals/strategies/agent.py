@@ -112,6 +112,12 @@ register_strategy(
     needs_llm=True,
 )
 register_strategy(
+    "agent_compare_choice",
+    _graph_factory("agent_compare_choice", stream_run, compare_choice_only=True),
+    "The agent with agent.compare_choice_only on: a planned ordering is computed only on an either/or question",
+    needs_llm=True,
+)
+register_strategy(
     "agent_hop",
     _graph_factory("agent_hop", stream_run, first_pass=True, check_next_hop=True),
     "The agent's first pass with the next-hop check: a first-hop answer takes one hop correction before a replan",

@@ -98,7 +98,7 @@ def make(kit: Kit) -> Any:
         if compare is not None and kit.cfg.compute_comparisons and needs and len(cleaned) >= 2:
             options = [" ".join(o.split()) for o in compare.options]
             chained = len(cleaned) - 2 in referenced(cleaned[-1].ask)
-            if applies(question, compare.op, options, chained=chained):
+            if applies(question, compare.op, options, chained=chained, choice_only=kit.cfg.compare_choice_only):
                 op: str = compare.op
                 if kit.cfg.compare_direction_check:
                     op = named_op(question, op, options) or op

@@ -101,6 +101,11 @@ def test_a_comparison_applies_only_where_the_question_compares() -> None:
     assert not applies("When was Daniel Darc born?", "later", opts, chained=False)  # one option only
     assert applies("Are X and Y both from the same country?", "same", [], chained=False)
     assert not applies("Where was the director of Inception born?", "same", [], chained=False)  # not yes/no
+    both = "How did Daniel Darc fare under Thomas Worthington?"  # names both, compares nothing
+    assert applies(both, "later", opts, chained=False)
+    assert not applies(both, "later", opts, chained=False, choice_only=True)
+    assert applies("Who is younger, Daniel Darc or Thomas Worthington?", "later", opts, chained=False, choice_only=True)
+    assert applies("Are X and Y both from the same country?", "same", [], chained=False, choice_only=True)
 
 
 PEOPLE = ["Ann Lee", "Bo Ray"]

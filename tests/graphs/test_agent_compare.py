@@ -161,3 +161,33 @@ async def test_an_operator_against_the_question_s_word_is_turned_and_shown(make_
     assert summary["compare"]["op"] == "earlier" and summary["compare_turned_from"] == "later"
     text, summary = await run(False)
     assert text == "Daniel Darc" and summary["compare_turned_from"] == ""  # as planned
+
+
+async def test_with_choice_only_an_ordering_on_a_question_that_is_not_either_or_is_ignored(
+    make_deps: MakeDeps,
+) -> None:
+    """The planner named ``later`` between two people a question names but does not ask to choose between: with
+    ``agent.compare_choice_only`` the LLM answers (and the plan shows the ignored operator); without it the
+    ordering is computed and one of the two names comes back."""
+    question = "Which city hosted the meeting of Daniel Darc and Thomas Worthington?"
+
+    async def run(choice_only: bool) -> tuple[str, dict[str, Any]]:
+        replies = [
+            _plan(op="later", options=["Daniel Darc", "Thomas Worthington"]),
+            grade_by("Darc", answer="30 May 1959"),
+        ]
+        if choice_only:  # the combined grade-and-answer call; the city is then searched for and graded, verified
+            replies += [grade_by("Worthington", answer="NOT FOUND"), grade_by("Paris", answer="Paris [E4]")]
+            replies += [j(supported=True, unsupported_claims=[])]
+        else:  # a plain grade: the ordering is computed from the two dates
+            replies += [grade_by("Worthington", answer="July 16, 1773")]
+        llm = ScriptedLLM(replies)
+        deps = make_deps(llm, [ListTool(passages=PEOPLE)], compare_choice_only=choice_only)
+        envs = await run_all(deps, question)
+        plan = next(e for e in of_kind(envs, "step_finished") if e.node == "plan")
+        return of_kind(envs, "answer")[0].text, plan.summary
+
+    text, summary = await run(True)
+    assert text == "Paris" and summary["compare"] is None and summary["compare_ignored"] == "later"
+    text, summary = await run(False)
+    assert text == "Daniel Darc" and summary["compare"]["op"] == "later"  # computed: an answer nobody asked for
