@@ -9,6 +9,12 @@ such stalled jobs every ``ingest.stalled_after_s / 3`` seconds and puts them bac
 the next worker runs the job again from its stored uploads. Re-running is safe: the ingestor's
 manifest skips documents already committed and rolls back or commits a half-written batch, so no
 vector, graph node or tree is written twice or lost.
+
+A worker told to stop (SIGTERM, Ctrl-C: ``run_worker`` cancelled) takes no new job and gives the
+running one ``ingest.shutdown_grace_s`` to finish. Then its ingest thread stops after the batch it is
+writing (``IngestStopped``, raised from the progress reporter), the job's row goes back to ``queued``
+and procrastinate puts the job back on the queue (``_RetryStopped``), uploads kept: the next worker
+finishes it, skipping what was committed. Nothing is written after the worker has let the job go.
 """
 
 from __future__ import annotations
@@ -41,22 +47,31 @@ TASK = "waypoint.ingest_job"
 _SCHEMA_LOCK = 0x5741_5951
 _PROGRESS_EVERY_S = 0.5
 
-_progress: ContextVar[Callable[[int], None] | None] = ContextVar("waypoint_job_progress", default=None)
-"""The running job's progress reporter (documents read), seen by ``QueueDocuments`` in the ingest thread."""
+
+class IngestStopped(Exception):
+    """Raised in the ingest thread after a committed batch once its job was told to stop."""
 
 
 class _Reporter:
-    """Counts documents and writes the count into the job row at most every ``_PROGRESS_EVERY_S``."""
+    """Counts documents and writes the count into the job row at most every ``_PROGRESS_EVERY_S``; the ingestor
+    calls it after every committed batch, which is where a stopped job's thread ends (``stop``)."""
 
     def __init__(self, jobs: PgJobStore, job_id: str) -> None:
         self._jobs, self._job_id = jobs, job_id
         self.done = 0
         self._last = 0.0
         self._lock = threading.Lock()
+        self._stop = threading.Event()
+
+    def stop(self) -> None:
+        """End the ingest at its next progress report (after the batch being written)."""
+        self._stop.set()
 
     def __call__(self, n: int) -> None:
         with self._lock:
             self.done += n
+            if self._stop.is_set():
+                raise IngestStopped(f"job {self._job_id} stopped after {self.done} documents")
             now = time.monotonic()
             if now - self._last < _PROGRESS_EVERY_S:
                 return
@@ -65,6 +80,25 @@ class _Reporter:
             self._jobs.set_progress(self._job_id, {"documents_done": self.done})
         except Exception:  # progress is informative: never fail the ingest for it
             log.exception("could not record the progress of job %s", self._job_id)
+
+
+_progress: ContextVar[_Reporter | None] = ContextVar("waypoint_job_progress", default=None)
+"""The running job's progress reporter (documents read), seen by ``QueueDocuments`` in the ingest thread."""
+
+
+async def _in_thread(call: Callable[[], Any]) -> Any:
+    """``call()`` in a worker thread. Cancelled, the running job's thread is told to stop after its current batch
+    and awaited, so the job is let go only once nothing more is being written for it."""
+    thread = asyncio.ensure_future(asyncio.to_thread(call))
+    try:
+        return await asyncio.shield(thread)
+    except asyncio.CancelledError:
+        reporter = _progress.get()
+        if reporter is not None:
+            reporter.stop()
+        with contextlib.suppress(Exception):  # IngestStopped, or whatever else ended the thread
+            await thread
+        raise
 
 
 class QueueDocuments:
@@ -79,7 +113,7 @@ class QueueDocuments:
     ) -> IngestResult:
         progress = _progress.get()
         async with self._lock:
-            report = await asyncio.to_thread(
+            report = await _in_thread(
                 partial(self._ingestor.ingest_paths, list(paths), tenant, progress=progress, names=names)
             )
         return _result(report)
@@ -87,9 +121,7 @@ class QueueDocuments:
     async def ingest_corpus(self, path: Path, *, tenant: str, name: str | None = None) -> IngestResult:
         progress = _progress.get()
         async with self._lock:
-            report = await asyncio.to_thread(
-                partial(self._ingestor.ingest_corpus, path, tenant, progress=progress, name=name)
-            )
+            report = await _in_thread(partial(self._ingestor.ingest_corpus, path, tenant, progress=progress, name=name))
         return _result(report)
 
     async def list_documents(self, *, tenant: str) -> list[DocumentInfo]:
@@ -203,12 +235,29 @@ async def execute_job(pool: Any, jobs: PgJobStore, documents: DocumentService, j
                     totals[key] += value
         await asyncio.to_thread(jobs.set_progress, job_id, {"documents_done": reporter.done})
         await asyncio.to_thread(jobs.finish, job_id, result=totals)
+    except asyncio.CancelledError:  # the worker is stopping: the job goes back on the queue, its uploads kept
+        log.warning("ingest job %s stopped after %d documents: back on the queue", job_id, reporter.done)
+        await asyncio.shield(asyncio.to_thread(jobs.requeue, job_id, {"documents_done": reporter.done}))
+        raise
     except Exception as exc:
         log.exception("ingest job %s failed", job_id)
         await asyncio.to_thread(jobs.finish, job_id, error=f"{type(exc).__name__}: {exc}")
     finally:
         _progress.reset(token)
     await asyncio.to_thread(_drop_uploads, pool, job_id)
+
+
+def _retry_stopped() -> Any:
+    """procrastinate's retry decision for the ingest task: a job cancelled by its worker's shutdown (after
+    ``shutdown_grace_s``) goes back on the queue at once; a job that failed is not retried (its error is its
+    result)."""
+    from procrastinate import BaseRetryStrategy, RetryDecision
+
+    class _RetryStopped(BaseRetryStrategy):
+        def get_retry_decision(self, *, exception: BaseException, job: Any) -> RetryDecision | None:
+            return RetryDecision(retry_in={"seconds": 0}) if isinstance(exception, asyncio.CancelledError) else None
+
+    return _RetryStopped()
 
 
 async def _retry_stalled(app: Any, stalled_after_s: float) -> None:
@@ -234,7 +283,7 @@ async def run_worker(settings: Settings, documents: DocumentService, *, concurre
         jobs = PgJobStore(pool)
         app = _queue_app(settings.postgres_url)
 
-        @app.task(name=TASK)  # type: ignore[untyped-decorator]
+        @app.task(name=TASK, retry=_retry_stopped())  # type: ignore[untyped-decorator]
         async def ingest_job(job_id: str, tenant: str) -> None:
             await execute_job(pool, jobs, documents, job_id, tenant)
 
@@ -246,6 +295,7 @@ async def run_worker(settings: Settings, documents: DocumentService, *, concurre
                     concurrency=concurrency,
                     update_heartbeat_interval=max(stalled / 5, 0.2),
                     stalled_worker_timeout=stalled,
+                    shutdown_graceful_timeout=settings.ingest.shutdown_grace_s,
                     install_signal_handlers=False,
                 )
             finally:

@@ -65,6 +65,13 @@ class PgJobStore:
             (status, time.time(), json.dumps(result) if result is not None else None, error, job_id),
         )
 
+    def requeue(self, job_id: str, progress: dict[str, int]) -> None:
+        """Put a running job back to queued (its worker stopped it; another takes it), with how far it got."""
+        self._execute(
+            "UPDATE jobs SET status = 'queued', progress = %s WHERE id = %s AND status = 'running'",
+            (json.dumps(progress), job_id),
+        )
+
     def set_progress(self, job_id: str, progress: dict[str, int]) -> None:
         """Record how far a running job got."""
         self._execute("UPDATE jobs SET progress = %s WHERE id = %s", (json.dumps(progress), job_id))

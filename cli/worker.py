@@ -17,6 +17,7 @@ def worker(
 ) -> None:
     """Ingest uploaded documents queued by any API replica (needs WAYPOINT_POSTGRES_URL)."""
     from api.ingest_queue import QueueDocuments, run_worker
+    from cli.signals import cancel_on_signals
     from graphs.services import open_services
     from knowledge.postgres import is_postgres_url
     from knowledge.settings import Settings
@@ -27,8 +28,15 @@ def worker(
         raise typer.Exit(2)
 
     async def run() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        grace = settings.ingest.shutdown_grace_s
+        cancel_on_signals(task, f"stopping: no new job; a running one has {grace:g} s, then goes back on the queue")
         async with open_services(settings, start=False, graph=graph) as services:
             log.info("worker ready: concurrency %d", concurrency)
             await run_worker(settings, QueueDocuments(services.ingestor), concurrency=concurrency)
 
-    asyncio.run(run())
+    try:
+        asyncio.run(run())
+    except asyncio.CancelledError:  # stopped by a signal, gracefully
+        log.info("worker stopped")

@@ -112,6 +112,10 @@ class IngestConfig(BaseModel):
     (procrastinate on ``postgres_url``) that ``waypoint worker`` processes take jobs from."""
     stalled_after_s: float = 15.0
     """A queued job whose worker sent no heartbeat for this long is retried by another worker."""
+    shutdown_grace_s: float = Field(default=10.0, ge=0)
+    """A worker told to stop (SIGTERM, Ctrl-C) takes no new job and gives the running one this long to finish;
+    then the job stops after the batch it is writing and goes back on the queue (the next worker skips what was
+    committed). Keep it under the orchestrator's kill timeout (Kubernetes: 30 s) less one batch."""
 
 
 class AgentConfig(BaseModel):

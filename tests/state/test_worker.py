@@ -1,5 +1,6 @@
 """Upload jobs on the durable queue (procrastinate on Postgres): ``waypoint worker`` ingests them; a worker killed
-with -9 mid-job is replaced by another that finishes it with no point missing or written twice."""
+with -9 mid-job, or stopped with SIGTERM, is replaced by another that finishes the job with no point missing or
+written twice."""
 
 from __future__ import annotations
 
@@ -113,7 +114,7 @@ async def test_an_upload_waits_on_the_queue_until_a_worker_ingests_it(settings: 
         assert conn.execute("SELECT COUNT(*) FROM uploads").fetchone() == (0,)
 
 
-def _start_worker(data: Path, pg_url: str, log: Path) -> subprocess.Popen[bytes]:
+def _start_worker(data: Path, pg_url: str, log: Path, *, grace_s: float = 10.0) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("WAYPOINT_")}
     env.update(
         {
@@ -121,12 +122,24 @@ def _start_worker(data: Path, pg_url: str, log: Path) -> subprocess.Popen[bytes]
             "WAYPOINT_POSTGRES_URL": pg_url,
             "WAYPOINT_INGEST_STALLED_AFTER_S": "2",
             "WAYPOINT_INGEST_BATCH_DOCS": "32",
+            "WAYPOINT_INGEST_SHUTDOWN_GRACE_S": str(grace_s),
             "PYTHONPATH": str(REPO),
         }
     )
     code = "import sys; from cli import main; sys.argv = ['waypoint', 'worker', '--no-graph']; main()"
     out = log.open("wb")
     return subprocess.Popen([sys.executable, "-c", code], env=env, stdout=out, stderr=out, cwd=REPO)
+
+
+def _stop(worker: subprocess.Popen[bytes], log: Path) -> int:
+    """SIGTERM, then the exit status; a worker still alive two minutes on is hung (killed, its log shown)."""
+    worker.terminate()
+    try:
+        return worker.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+        worker.wait()
+        raise AssertionError(f"the worker did not stop on SIGTERM:\n{log.read_text()[-3000:]}") from None
 
 
 def _committed(pg_url: str) -> int:
@@ -164,8 +177,7 @@ async def test_a_worker_killed_mid_job_is_replaced_and_nothing_is_missing_or_dou
         try:
             done = await _wait_job(c, job["id"], timeout=240)
         finally:
-            second.terminate()
-            second.wait(timeout=30)
+            _stop(second, tmp_path / "w2.log")
     result = done["result"]
     assert result["documents"] + result["skipped"] == n and result["skipped"] >= 64 and not result["errors"]
     assert _committed(pg_url) == n
@@ -208,3 +220,51 @@ def test_waypoint_worker_without_postgres_says_what_it_needs(monkeypatch: pytest
     monkeypatch.setenv("WAYPOINT_DATA_DIR", str(tmp_path))
     result = CliRunner().invoke(app, ["worker"])
     assert result.exit_code == 2 and "WAYPOINT_POSTGRES_URL" in result.output
+
+
+@pytest.mark.slow
+async def test_a_worker_stopped_with_sigterm_mid_job_puts_it_back_and_the_next_finishes_it(
+    settings: Settings, pg_url: str, tmp_path: Path
+) -> None:
+    """SIGTERM (a deploy, a scale-down) with no grace left: the worker stops after its current batch, exits 0 and
+    the job is queued again with its uploads; the next worker finishes it, skipping what was committed."""
+    n = 1500
+    settings = _queued_settings(settings, pg_url)
+    lines = [
+        json.dumps({"id": f"q{i:05d}", "title": f"Q{i}", "text": f"Quote {i} on topic {i * 3}."}) for i in range(n)
+    ]
+    data = tmp_path / "worker-data"
+    async with _api(settings) as c:
+        files = [("files", ("corpus.jsonl", "\n".join(lines).encode(), "application/jsonl"))]
+        job = (await c.post("/v1/documents", files=files)).json()
+        log1 = tmp_path / "w1.log"
+        first = _start_worker(data, pg_url, log1, grace_s=0)
+        try:
+            deadline = time.monotonic() + 120
+            while _committed(pg_url) < 64 and time.monotonic() < deadline and first.poll() is None:
+                await asyncio.sleep(0.1)
+        finally:
+            rc = _stop(first, log1)
+        stopped_at = _committed(pg_url)
+        assert rc == 0 and 64 <= stopped_at < n, log1.read_text()[-3000:]  # stopped early, and cleanly
+        assert "back on the queue" in log1.read_text()
+        queued = (await c.get(f"/v1/jobs/{job['id']}")).json()
+        assert queued["status"] == "queued" and queued["progress"]["documents_done"] == stopped_at
+        with psycopg.connect(pg_url) as conn:
+            assert conn.execute("SELECT COUNT(*) FROM uploads").fetchone() == (1,)  # kept for the next worker
+            assert conn.execute("SELECT COUNT(*) FROM documents WHERE pending_hash IS NOT NULL").fetchone() == (0,)
+        second = _start_worker(data, pg_url, tmp_path / "w2.log")
+        try:
+            done = await _wait_job(c, job["id"], timeout=240)
+        finally:
+            assert _stop(second, tmp_path / "w2.log") == 0
+    result = done["result"]
+    assert result["skipped"] == stopped_at and result["documents"] == n - stopped_at and not result["errors"]
+    assert _committed(pg_url) == n
+    from knowledge.vector_store import open_vector_store
+
+    store = open_vector_store(settings.model_copy(update={"data_dir": data}))
+    try:
+        assert store.count(settings.default_tenant) == n and store.count(settings.default_tenant, live=False) == 0
+    finally:
+        store.close()
