@@ -211,6 +211,7 @@ class IngestQueue:
 async def execute_job(pool: Any, jobs: PgJobStore, documents: DocumentService, job_id: str, tenant: str) -> None:
     """Ingest one queued job's uploads and record the result (a job already finished is left alone)."""
     if await asyncio.to_thread(_job_status, pool, job_id) in (None, "done", "failed"):
+        await asyncio.to_thread(_drop_uploads, pool, job_id)  # a retry of a job that finished as it was stopped
         return
     await asyncio.to_thread(jobs.set_running, job_id)
     uploads = await asyncio.to_thread(_load_uploads, pool, job_id)

@@ -268,3 +268,27 @@ async def test_a_worker_stopped_with_sigterm_mid_job_puts_it_back_and_the_next_f
         assert store.count(settings.default_tenant) == n and store.count(settings.default_tenant, live=False) == 0
     finally:
         store.close()
+
+
+async def test_a_retried_job_that_had_finished_is_not_run_again_and_its_uploads_go(pg_url: str) -> None:
+    """A job stopped just after it finished comes back from the queue: it is left done, its uploads dropped."""
+    from api.ingest_queue import _store_uploads, execute_job
+    from api.pg_jobs import PgJobStore
+    from knowledge.postgres import open_pool
+
+    pool = open_pool(pg_url)
+    jobs = PgJobStore(pool)
+    try:
+        job = jobs.create("default", ["a.md"])
+        _store_uploads(pool, job.id, [("a.md", b"# A\ntext")])
+        jobs.finish(job.id, result={"documents": 1})
+        jobs.requeue(job.id, {"documents_done": 1})  # too late: a finished job stays finished
+        docs = Docs()
+        await execute_job(pool, jobs, docs, job.id, "default")
+        assert docs.ingested == []
+        got = jobs.get(job.id, tenant="default")
+        assert got is not None and got.status == "done"
+        with pool.connection() as conn:
+            assert conn.execute("SELECT COUNT(*) FROM uploads").fetchone() == (0,)
+    finally:
+        pool.close()
