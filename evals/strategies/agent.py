@@ -107,8 +107,8 @@ register_strategy(
 register_strategy(
     "agent_compare_direction",
     _graph_factory("agent_compare_direction", stream_run, compare_direction_check=True),
-    "The agent with agent.compare_direction_check on: an ordering the planner names against the question's own "
-    "comparative word is turned to the word's",
+    "The agent with agent.compare_direction_check on (the default since sample C's item 2): an ordering the planner "
+    "names against the question's own comparative word is turned to the word's",
     needs_llm=True,
 )
 register_strategy(

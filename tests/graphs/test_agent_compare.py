@@ -92,7 +92,7 @@ async def test_a_plan_that_restates_the_question_is_mirrored_and_shown(make_deps
             {"ask": "When was #1 born?", "tool": "vector_search", "why": "a person's life"},
             {"ask": QUESTION, "tool": "vector_search", "why": "the comparison"},
         ],
-        compare={"op": "earlier", "options": ["Daniel Darc", "Thomas Worthington"]},
+        compare={"op": "later", "options": ["Daniel Darc", "Thomas Worthington"]},
     )
     llm = ScriptedLLM(
         [restated, grade_by("Darc", answer="30 May 1959"), grade_by("Worthington", answer="July 16, 1773")]
@@ -103,7 +103,7 @@ async def test_a_plan_that_restates_the_question_is_mirrored_and_shown(make_deps
     assert tool.queries[1].startswith("When was Thomas Worthington born?")
     plan = next(e for e in of_kind(envs, "step_finished") if e.node == "plan")
     assert plan.summary["mirrored_from"][0] == "When was #1 born?"  # the trace shows what the planner wrote
-    assert of_kind(envs, "answer")[0].text == "Thomas Worthington"
+    assert of_kind(envs, "answer")[0].text == "Daniel Darc"  # born 1959: the younger one
 
 
 def test_same_is_not_computed_over_steps_that_skip_what_is_compared() -> None:
