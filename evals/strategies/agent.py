@@ -114,7 +114,8 @@ register_strategy(
 register_strategy(
     "agent_compare_choice",
     _graph_factory("agent_compare_choice", stream_run, compare_choice_only=True),
-    "The agent with agent.compare_choice_only on: a planned ordering is computed only on an either/or question",
+    "The agent with agent.compare_choice_only on (the default since sample C's item 3): a planned ordering is "
+    "computed only on an either/or question",
     needs_llm=True,
 )
 register_strategy(
