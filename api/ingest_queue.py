@@ -86,14 +86,13 @@ _progress: ContextVar[_Reporter | None] = ContextVar("waypoint_job_progress", de
 """The running job's progress reporter (documents read), seen by ``QueueDocuments`` in the ingest thread."""
 
 
-async def _in_thread(call: Callable[[], Any]) -> Any:
-    """``call()`` in a worker thread. Cancelled, the running job's thread is told to stop after its current batch
-    and awaited, so the job is let go only once nothing more is being written for it."""
+async def _in_thread(call: Callable[[], Any], reporter: _Reporter | None) -> Any:
+    """``call()`` in a worker thread. Cancelled, the thread is told (through the job's ``reporter``) to stop after
+    its current batch and awaited, so the job is let go only once nothing more is being written for it."""
     thread = asyncio.ensure_future(asyncio.to_thread(call))
     try:
         return await asyncio.shield(thread)
     except asyncio.CancelledError:
-        reporter = _progress.get()
         if reporter is not None:
             reporter.stop()
         with contextlib.suppress(Exception):  # IngestStopped, or whatever else ended the thread
@@ -114,14 +113,16 @@ class QueueDocuments:
         progress = _progress.get()
         async with self._lock:
             report = await _in_thread(
-                partial(self._ingestor.ingest_paths, list(paths), tenant, progress=progress, names=names)
+                partial(self._ingestor.ingest_paths, list(paths), tenant, progress=progress, names=names), progress
             )
         return _result(report)
 
     async def ingest_corpus(self, path: Path, *, tenant: str, name: str | None = None) -> IngestResult:
         progress = _progress.get()
         async with self._lock:
-            report = await _in_thread(partial(self._ingestor.ingest_corpus, path, tenant, progress=progress, name=name))
+            report = await _in_thread(
+                partial(self._ingestor.ingest_corpus, path, tenant, progress=progress, name=name), progress
+            )
         return _result(report)
 
     async def list_documents(self, *, tenant: str) -> list[DocumentInfo]:

@@ -16,9 +16,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evals.compare import METRICS, paired_delta
+from evals.compare import compare_records
 from evals.records import QuestionRecord
-from evals.store import load_records
+from evals.store import load_records, records_path
 
 BASE = "fused"
 CANDIDATES = ("fused_ce", "fused_ce_rrf")
@@ -29,7 +29,7 @@ def pooled(folders: list[Path], name: str, strategy: str) -> dict[str, QuestionR
     """One strategy's records on one set over all the folders; a question in two samples is refused."""
     out: dict[str, QuestionRecord] = {}
     for folder in folders:
-        rows = load_records(folder / "minilm" / name / "records" / f"{strategy}.jsonl")
+        rows = load_records(records_path(folder / "minilm" / name, strategy))
         if twice := sorted(set(rows) & set(out)):
             raise SystemExit(f"{folder}: {name} question {twice[0]} is in another sample as well")
         out.update(rows)
@@ -38,32 +38,26 @@ def pooled(folders: list[Path], name: str, strategy: str) -> dict[str, QuestionR
 
 def report(folders: list[Path]) -> dict[str, Any]:
     """Per set: n, each strategy's mean of the shown metrics, and each candidate minus fused, paired."""
-    getters = {m: get for m, get, _ in METRICS if m in SHOWN}
     sets: dict[str, Any] = {}
     names = sorted({p.name for f in folders for p in (f / "minilm").iterdir() if p.is_dir()})
     for name in names:
         base = pooled(folders, name, BASE)
         entry: dict[str, Any] = {"n": len(base), "deltas": []}
         for cand_name in CANDIDATES:
-            cand = pooled(folders, name, cand_name)
-            common = [q for q in base if q in cand]
-            for metric, get in getters.items():
-                pairs = [(get(base[q]), get(cand[q])) for q in common]
-                xs = [float(x) for x, y in pairs if x is not None and y is not None]
-                ys = [float(y) for x, y in pairs if x is not None and y is not None]
-                d = paired_delta(f"{BASE} -> {cand_name}", metric, xs, ys, higher_is_better=True)
-                entry["deltas"].append(
-                    {
-                        "pair": d.strategy,
-                        "metric": metric,
-                        "n": d.n,
-                        "base": round(100 * d.baseline, 1),
-                        "cand": round(100 * d.candidate, 1),
-                        "delta": round(100 * d.delta, 1),
-                        "ci": [round(100 * d.ci_low, 1), round(100 * d.ci_high, 1)],
-                        "verdict": d.verdict,
-                    }
-                )
+            for d in compare_records(f"{BASE} -> {cand_name}", base, pooled(folders, name, cand_name)):
+                if d.metric in SHOWN:
+                    entry["deltas"].append(
+                        {
+                            "pair": d.strategy,
+                            "metric": d.metric,
+                            "n": d.n,
+                            "base": round(100 * d.baseline, 1),
+                            "cand": round(100 * d.candidate, 1),
+                            "delta": round(100 * d.delta, 1),
+                            "ci": [round(100 * d.ci_low, 1), round(100 * d.ci_high, 1)],
+                            "verdict": d.verdict,
+                        }
+                    )
         sets[name] = entry
     from evals.provenance import short_commit
 
