@@ -260,6 +260,15 @@ class AgentConfig(BaseModel):
     from the first and be stated beside it, else the run replans (agents/roles/checks.py ``check_next_hop``). Off
     by default: on unseen questions with the 1.5B model the flagged answers were wrong, but the hop (then with the
     answer beside the question) recovered none of them and cost about 85 s each (docs/bench/agent.md)."""
+    check_bridge_answer: bool = False
+    """A first-pass short answer that is the entity the question only describes ("Where was the director of film X
+    born?" answered with the director) takes one ``hop`` correction: the question asked about that entity ("Where
+    was Albert S. Rogell born?"), a search for it that may bring back passages the first pass dropped, then the
+    combined call; the new answer must differ and be stated beside the entity, else the run replans. Flagged when
+    a retrieved passage is about the answer (its title is what the answer opens with) and the passage about the
+    question's named entity states that title (agents/roles/checks.py ``bridge_answer``). Built from sample C's
+    failures; on the committed agent records it flagged 12 unseen answers, all wrong (F1 < 0.5), and 22 dev ones,
+    3 of them at F1 >= 0.5. Off until judged on sample D by the rule written before (evals/data/unseen-d/PLAN.md)."""
     check_absent_names: bool = True
     """On the run's first search, before any answer call: a name the question gives (a capitalised word after the
     first, or an identifier such as ``log_compression``) whose words no passage of the knowledge base contains, nor

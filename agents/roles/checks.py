@@ -15,6 +15,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
+from agents.roles.hop import described_span
+
 UNGROUNDED_FINAL = "answer is in none of the retrieved passages"
 """The final check's reason (``agent.check_grounded``): the model answered from memory, not from the evidence."""
 GROUNDED_SHARE = 0.5
@@ -240,6 +242,46 @@ def check_next_hop(answer: str, *, question: str, retrieved_texts: Sequence[str]
     stating = [text for text in retrieved_texts if grounded(answer, [text])]
     if names and stating and all(names & set(tokens(text)) for text in stating):
         return NEXT_HOP
+    return ""
+
+
+BRIDGE_ANSWER = (
+    "first pass: the answer is the entity the question only describes (a passage about it is at hand, and the "
+    "passage about the question's own entity states it)"
+)
+"""``bridge_answer``'s reason: the corrective ``hop`` asks the question about that entity instead."""
+
+
+def _title_tokens(title: str) -> list[str]:
+    """A passage title's content tokens, its parenthesised qualifier left out ("Ravi (music director)": ravi)."""
+    return tokens(re.sub(r"\([^)]*\)", " ", title))
+
+
+def bridge_answer(answer: str, *, question: str, passages: Sequence[tuple[str, str]]) -> str:
+    """The entity a first-pass short answer names when it is the one the question only describes, or ``""``.
+
+    "Where was the director of film X born?" answered "Albert S. Rogell": the question describes an entity next
+    to a name it gives (``hop.described_span``), a retrieved passage is about the answer (its title, qualifier
+    aside, is what the answer opens with) and the passage about the named entity (its title within the
+    description) states that title. The answer is then the description's referent, the step on the way, and the
+    passage that would state what is asked about it is at hand. ``passages``: (title, text) of each retrieved item.
+    Yes/no answers, names the question gives and questions that ask for the description itself are not checked.
+    """
+    said = tokens(answer)
+    span = described_span(question)
+    if not said or set(said) <= _YES_NO or span is None or not describes_entity(question):
+        return ""
+    asked = set(tokens(question))
+    described = set(tokens(question[span[0] : span[1]]))
+    for title, _ in passages:
+        about = _title_tokens(title)
+        if not about or said[: len(about)] != about or set(about) <= asked:
+            continue
+        entity = re.sub(r"\s*\([^)]*\)", "", title).strip()
+        for other, text in passages:
+            named = _title_tokens(other)
+            if other != title and named and set(named) <= described and grounded(entity, [text]):
+                return entity
     return ""
 
 

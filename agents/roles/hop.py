@@ -39,16 +39,23 @@ _SELECTION = re.compile(r"\b(?:which|one|each|any|all|some|none) of $", re.IGNOR
 """"Which of the founders of X": the description is what the question chooses from, not an entity on the way."""
 
 
+def described_span(question: str) -> tuple[int, int] | None:
+    """Where the question's innermost described entity is written ("the director of film X"), or None when no
+    description ends at a name the question gives (or it is what the question chooses from)."""
+    matches = list(_DESCRIBED.finditer(question))
+    if not matches:
+        return None
+    m = matches[-1]
+    if _SELECTION.search(question[: m.start()]):
+        return None
+    return m.start(), m.end()
+
+
 def hop_question(question: str, answer: str) -> str:
     """``question`` with its innermost described entity replaced by ``answer``, or ``""`` when no description
     ends at a name the question gives."""
     answer = answer.strip().rstrip(".")
-    if not answer:
+    span = described_span(question)
+    if not answer or span is None:
         return ""
-    matches = list(_DESCRIBED.finditer(question))
-    if not matches:
-        return ""
-    m = matches[-1]
-    if _SELECTION.search(question[: m.start()]):
-        return ""
-    return f"{question[: m.start()]}{answer}{question[m.end() :]}"
+    return f"{question[: span[0]]}{answer}{question[span[1] :]}"

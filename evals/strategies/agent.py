@@ -125,6 +125,13 @@ register_strategy(
     needs_llm=True,
 )
 register_strategy(
+    "agent_bridge",
+    _graph_factory("agent_bridge", stream_run, check_bridge_answer=True),
+    "The agent with agent.check_bridge_answer on: a first-pass answer that is the entity the question only "
+    "describes is asked about (one hop) before it is accepted",
+    needs_llm=True,
+)
+register_strategy(
     "agent_plan_first",
     _graph_factory("agent_plan_first", stream_run, first_pass=False),
     "The agent with agent.first_pass off: the planner decomposes every question first",

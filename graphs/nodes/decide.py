@@ -17,7 +17,9 @@ from typing import Any
 from agents.llm import LLMOutputError
 from agents.roles.answerer import cited_labels, is_not_found, strip_citations
 from agents.roles.checks import (
+    BRIDGE_ANSWER,
     UNGROUNDED_FINAL,
+    bridge_answer,
     check_chain,
     check_final,
     check_first_pass,
@@ -138,14 +140,17 @@ def next_hop(
     corrections: list[CorrectionRecord],
     checks: list[str],
     allowed: list[str],
+    *,
+    fresh_only: bool = True,
 ) -> dict[str, Any]:
-    """The first pass's answer looks like a first hop (``check_next_hop``): one ``hop`` correction searches for the
-    question with that answer added (new passages only) and the combined call answers again, told the answer is a
-    step on the way. Its answer must go past it (``decide``), else the run replans."""
+    """The first pass's answer looks like a first hop (``check_next_hop``, ``bridge_answer``): one ``hop``
+    correction searches for the question with that answer added (``fresh_only``: new passages only) and the
+    combined call answers again, told the answer is a step on the way. Its answer must go past it (``decide``),
+    else the run replans."""
     tools = kit.fused(allowed) or list(state["route"]["tools"])
     asked = hop_question(state["question"], first_answer)  # "Who is the sibling of Neil Young?", or ""
     query = asked or default_query(state["question"], [first_answer])
-    choice: RouteChoice = {"tools": tools, "query": query, "reason": f"hop: {failure}", "fresh_only": True}
+    choice: RouteChoice = {"tools": tools, "query": query, "reason": f"hop: {failure}", "fresh_only": fresh_only}
     choice["k"] = max(kit.cfg.top_k, kit.cfg.fusion_depth)  # deeper: the first pass's passages are left out
     record: CorrectionRecord = {
         "subq": 0,
@@ -229,10 +234,26 @@ def make(kit: Kit) -> Any:
                 reply = strip_citations(draft)
                 if short and not failure and not not_found:
                     failure = hop_failure(state, reply)
-                hop = state.get("first_pass") and cfg.check_next_hop and short and not state.get("hop_from")
+                hopping = cfg.check_next_hop or cfg.check_bridge_answer
+                hop = state.get("first_pass") and hopping and short and not state.get("hop_from")
                 if hop and not failure and not not_found and can_call(meter.budget, cfg):
+                    items = [r["item"] for r in state.get("evidence", [])]
+                    passages = [(str(it.get("title", "")), str(it.get("text", ""))) for it in items]
+                    entity = (
+                        bridge_answer(reply, question=state["question"], passages=passages)
+                        if cfg.check_bridge_answer
+                        else ""
+                    )
+                    if entity:  # its own passage is at hand: searched again, not only past what was graded
+                        return next_hop(
+                            state, meter, kit, BRIDGE_ANSWER, entity, corrections, checks, allowed, fresh_only=False
+                        )
                     texts = [evidence_text(r) for r in state.get("evidence", [])]
-                    reason = check_next_hop(reply, question=state["question"], retrieved_texts=texts)
+                    reason = (
+                        check_next_hop(reply, question=state["question"], retrieved_texts=texts)
+                        if cfg.check_next_hop
+                        else ""
+                    )
                     if reason:
                         return next_hop(state, meter, kit, reason, reply, corrections, checks, allowed)
                 if not failure:

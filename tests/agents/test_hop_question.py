@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.roles.hop import hop_question
+from agents.roles.hop import described_span, hop_question
 
 CASES = [
     ("Who is the sibling of the performer of Decade?", "Who is the sibling of Neil Young?"),
@@ -59,3 +59,11 @@ def test_a_question_with_no_replaceable_description_is_left_alone(question: str)
 
 def test_an_empty_answer_replaces_nothing() -> None:
     assert hop_question("Who is the sibling of the performer of Decade?", " ") == ""
+
+
+def test_the_described_span_is_the_description_replaced() -> None:
+    q = "Where was the director of film The Circus Cyclone born?"
+    span = described_span(q)
+    assert span is not None and q[span[0] : span[1]] == "the director of film The Circus Cyclone"
+    assert described_span("Which of the founders of Acme Corp was born in Ohio?") is None
+    assert described_span("Where was Albert S. Rogell born?") is None

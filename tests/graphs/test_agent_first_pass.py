@@ -20,7 +20,15 @@ from agent_support import (
 )
 
 from agents.llm import CallOptions, Message, ScriptedLLM
-from agents.roles.checks import NEXT_HOP, check_first_pass, check_next_hop, comparison_form, prose_form
+from agents.roles.checks import (
+    BRIDGE_ANSWER,
+    NEXT_HOP,
+    bridge_answer,
+    check_first_pass,
+    check_next_hop,
+    comparison_form,
+    prose_form,
+)
 
 Q2 = "Where was the director of Inception born?"
 OK = j(supported=True, unsupported_claims=[])
@@ -379,3 +387,57 @@ async def test_a_question_longer_than_a_sub_question_may_be_is_planned_as_its_ow
     answer = of_kind(envs, "answer")[0]
     assert answer.text == "London"
     assert of_kind(envs, "done")[0].totals["first_pass"] == "replanned"
+
+
+BRIDGE_PASSAGES = [
+    ("p-inc", "Inception", "Inception is a film directed by Christopher Nolan."),
+    ("p-nolan", "Christopher Nolan (director)", "Christopher Nolan is a film maker, born in London."),
+    ("p-memento", "Memento", "Memento is a film of 2000."),
+]
+"""The director's own passage is found by the first search; the first pass keeps only the film's and names him."""
+BRIDGE = {"first_pass": True, "top_k": 2, "check_bridge_answer": True}
+
+
+def test_the_bridge_answer_check() -> None:
+    passages = [(title, text) for _, title, text in BRIDGE_PASSAGES]
+    # the answer is the entity the question describes: its own passage is at hand, the film's passage states it
+    assert bridge_answer("Christopher Nolan", question=Q2, passages=passages) == "Christopher Nolan"
+    assert bridge_answer("Christopher Nolan was born in 1970", question=Q2, passages=passages) == "Christopher Nolan"
+    # an answer past the entity, a yes/no answer, an answer no passage is about: not flagged
+    assert bridge_answer("London", question=Q2, passages=[*passages, ("London", "London is a city.")]) == ""
+    assert bridge_answer("yes", question=Q2, passages=passages) == ""
+    assert bridge_answer("Chris Nolan", question=Q2, passages=passages) == ""
+    # the question asks for the description itself, or describes nothing next to a name it gives
+    assert bridge_answer("Christopher Nolan", question="Who is the director of Inception?", passages=passages) == ""
+    assert bridge_answer("Christopher Nolan", question="Where was he born?", passages=passages) == ""
+    # the passage that states the entity is not about the name the question gives: no first hop shown
+    other = [("Christopher Nolan", "Born in London."), ("Memento", "Memento is by Christopher Nolan.")]
+    assert bridge_answer("Christopher Nolan", question=Q2, passages=other) == ""
+
+
+async def test_a_bridge_answer_is_asked_about_and_its_dropped_passage_searched_again(make_deps: MakeDeps) -> None:
+    script = [first_by("directed", answer="Christopher Nolan"), first_by("born", answer="London"), OK]
+    llm = ScriptedLLM(script)
+    vec = ListTool("vector_search", passages=BRIDGE_PASSAGES)
+    envs = await run_all(make_deps(llm, [vec], **BRIDGE), Q2)
+    correction = of_kind(envs, "correction")[0]
+    assert correction.action == "hop" and correction.reason == BRIDGE_ANSWER
+    hop_q = "Where was Christopher Nolan born?"  # the qualifier of the passage's title left out
+    assert vec.queries == [Q2, hop_q]
+    first_grade = {item.id: item.relevant for item in of_kind(envs, "grade")[0].items}
+    assert first_grade == {"vector_search:p-inc": True, "vector_search:p-nolan": False}  # the first pass dropped it
+    second = prompts(llm)[1]
+    assert hop_q in second and "born in London" in second
+    assert of_kind(envs, "answer")[0].text == "London"
+    done = of_kind(envs, "done")[0]
+    assert done.totals["first_pass"] == "hopped"
+    assert [(c["kind"], c["accepted"]) for c in done.totals["corrections"]] == [("hop", True)]
+    assert llm.remaining == 0
+
+
+async def test_the_bridge_answer_check_off_accepts_the_first_answer(make_deps: MakeDeps) -> None:
+    llm = ScriptedLLM([first_by("directed", answer="Christopher Nolan"), OK])
+    vec = ListTool("vector_search", passages=BRIDGE_PASSAGES)
+    envs = await run_all(make_deps(llm, [vec], **{**BRIDGE, "check_bridge_answer": False}), Q2)
+    assert not of_kind(envs, "correction")
+    assert of_kind(envs, "answer")[0].text == "Christopher Nolan"
