@@ -27,20 +27,24 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evals.store import load_records, records_path
-from graphs.events import Done
+from graphs.events import Done, StepFinished
 from graphs.stores import open_run_store
 
 SELECTION = "selection.json"
 
 
 def first_pass_outcomes(store_at: str, run_ids: dict[str, str], tenant: str) -> dict[str, str]:
-    """Question id -> the run's ``first_pass`` total (accepted, replanned, skipped, hopped; "" when absent)."""
+    """Question id -> the run's ``first_pass`` total (accepted, replanned, skipped, hopped; "" when absent), or
+    ``accepted`` where the first ``decide`` step accepted the first pass's answer and something later replanned."""
     store = open_run_store(store_at)
     out: dict[str, str] = {}
     try:
         for qid, run_id in run_ids.items():
-            done = [e.event for e in store.events(run_id, tenant=tenant) if isinstance(e.event, Done)]
-            out[qid] = str(done[-1].totals.get("first_pass", "")) if done else ""
+            events = [e.event for e in store.events(run_id, tenant=tenant)]
+            done = [e for e in events if isinstance(e, Done)]
+            decided = [e.summary.get("decision") for e in events if isinstance(e, StepFinished) and e.node == "decide"]
+            outcome = str(done[-1].totals.get("first_pass", "")) if done else ""
+            out[qid] = "accepted" if outcome == "replanned" and decided[:1] == ["answer"] else outcome
     finally:
         store.close()
     return out

@@ -48,7 +48,7 @@ def date_answer(answer: str, question: str) -> str:
 RESTATED_MIN_TOKENS = 3
 """Content tokens a cut-off end must hold, each one the question's own, to be a restatement of it."""
 _ARTICLES = frozenset({"a", "an", "the"})
-_INNER_STOP = re.compile(r"[.!?;]\s+\S")
+_INNER_STOP = re.compile(r"(?<!\b[A-Z])(?<!\b[A-Z][a-z])[.!?;]\s+\S")
 """A sentence break inside the answer: several sentences are not one restated question."""
 _EDGE = " \t,;:-\u2013\u2014"
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from agents.roles.answerer import NOT_FOUND_TEXT, cited_labels, strip_citations
 from agents.roles.checks import check_answer_type
+from agents.roles.hop import hop_question
 from agents.roles.shorten import short_answer
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.events import Answer, Citation
@@ -44,7 +45,10 @@ def make(kit: Kit) -> Any:
             summary.update({"rejected": text, "check": mistyped})
             not_found, text = True, NOT_FOUND_TEXT
         if kit.cfg.shorten_answers and factoid and not not_found:
-            short = short_answer(text, state["question"])
+            # after an accepted hop the answer was written for the question asked about the entity on the way
+            hopped = hop_question(state["question"], state.get("hop_from", "")) if state.get("hop_from") else ""
+            short = short_answer(text, hopped) if hopped else text
+            short = short if short != text else short_answer(text, state["question"])
             if short != text:  # the date the sentence states, or the answer the restated question frames
                 summary["shortened_from"] = text
                 text = short

@@ -416,8 +416,9 @@ def test_the_bridge_answer_check() -> None:
 
 
 async def test_a_bridge_answer_is_asked_about_and_its_dropped_passage_searched_again(make_deps: MakeDeps) -> None:
-    script = [first_by("directed", answer="Christopher Nolan"), first_by("born", answer="London"), OK]
-    llm = ScriptedLLM(script)
+    # the hop's reply restates the question it was asked ("Where was Christopher Nolan born?") around its answer
+    hop_reply = first_by("born", answer="Christopher Nolan was born in London")
+    llm = ScriptedLLM([first_by("directed", answer="Christopher Nolan"), hop_reply, OK])
     vec = ListTool("vector_search", passages=BRIDGE_PASSAGES)
     envs = await run_all(make_deps(llm, [vec], **BRIDGE), Q2)
     correction = of_kind(envs, "correction")[0]
@@ -428,7 +429,9 @@ async def test_a_bridge_answer_is_asked_about_and_its_dropped_passage_searched_a
     assert first_grade == {"vector_search:p-inc": True, "vector_search:p-nolan": False}  # the first pass dropped it
     second = prompts(llm)[1]
     assert hop_q in second and "born in London" in second
-    assert of_kind(envs, "answer")[0].text == "London"
+    assert of_kind(envs, "answer")[0].text == "London"  # cut to what the hop's question asks
+    finalize = next(e for e in of_kind(envs, "step_finished") if e.node == "finalize")
+    assert finalize.summary["shortened_from"] == "Christopher Nolan was born in London"
     done = of_kind(envs, "done")[0]
     assert done.totals["first_pass"] == "hopped"
     assert [(c["kind"], c["accepted"]) for c in done.totals["corrections"]] == [("hop", True)]
