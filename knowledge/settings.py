@@ -269,6 +269,12 @@ class AgentConfig(BaseModel):
     question's named entity states that title (agents/roles/checks.py ``bridge_answer``). Built from sample C's
     failures; on the committed agent records it flagged 12 unseen answers, all wrong (F1 < 0.5), and 22 dev ones,
     3 of them at F1 >= 0.5. Off until judged on sample D by the rule written before (evals/data/unseen-d/PLAN.md)."""
+    choice_from_evidence: bool = False
+    """An either/or question's final answer that names neither option ("Which film has the director born later, A
+    or B?" answered with a director) is replaced by the one option whose own retrieved passage (its title names the
+    option) states that answer; kept when no option's passage, or both, state it (``agents.roles.choice``; the
+    finalize step's summary keeps the replaced answer as ``chose_from``). No call. Off until judged on sample D by
+    the rule written before (evals/data/unseen-d/PLAN.md, second addendum)."""
     check_absent_names: bool = True
     """On the run's first search, before any answer call: a name the question gives (a capitalised word after the
     first, or an identifier such as ``log_compression``) whose words no passage of the knowledge base contains, nor

@@ -6,6 +6,7 @@ from typing import Any
 
 from agents.roles.answerer import NOT_FOUND_TEXT, cited_labels, strip_citations
 from agents.roles.checks import check_answer_type
+from agents.roles.choice import option_stated
 from agents.roles.hop import hop_question
 from agents.roles.shorten import short_answer
 from graphs.emit import SUMMARY_KEY, Meter
@@ -52,6 +53,13 @@ def make(kit: Kit) -> Any:
             if short != text:  # the date the sentence states, or the answer the restated question frames
                 summary["shortened_from"] = text
                 text = short
+        if kit.cfg.choice_from_evidence and factoid and not not_found:
+            items = [r["item"] for r in state.get("evidence", [])]
+            passages = [(str(it.get("title", "")), str(it.get("text", ""))) for it in items]
+            option = option_stated(text, state["question"], passages)
+            if option:  # the answer named something found about one option, not the option: that option
+                summary["chose_from"] = text
+                text = option
         cites = [] if not_found or chat else citations(state, draft)
         meter.emit(Answer(text=text, citations=cites, not_found=not_found, verified=state.get("verified")))
         turn = {"question": state["question"], "answer": text}

@@ -191,3 +191,35 @@ async def test_with_choice_only_an_ordering_on_a_question_that_is_not_either_or_
     assert text == "Paris" and summary["compare"] is None and summary["compare_ignored"] == "later"
     text, summary = await run(False)
     assert text == "Daniel Darc" and summary["compare"]["op"] == "later"  # computed: an answer nobody asked for
+
+
+FILMS = [
+    ("p-alpha", "Alpha", "Alpha is a 1990 film directed by Ann Lee."),
+    ("p-beta", "Beta", "Beta is a 1992 film directed by Bob Ray."),
+    ("p-ann", "Ann Lee", "Ann Lee was born in 1940."),
+    ("p-bob", "Bob Ray", "Bob Ray was born in 1951."),
+]
+FILM_QUESTION = "Which film has the director born later, Alpha or Beta?"
+
+
+async def test_an_either_or_answer_naming_neither_option_becomes_the_option_it_was_found_for(
+    make_deps: MakeDeps,
+) -> None:
+    steps = [
+        {"ask": "When was the director of Alpha born?", "tool": "vector_search", "why": "a film's director"},
+        {"ask": "When was the director of Beta born?", "tool": "vector_search", "why": "a film's director"},
+    ]
+    script = [
+        j(needs_retrieval=True, answer_kind="short", steps=steps, compare=None),
+        grade_by("Ann", answer="1940"),
+        grade_by("Bob", answer="Bob Ray"),  # the combined grade-and-answer call names the director
+        j(supported=True, unsupported_claims=[]),
+    ]
+    tools = [ListTool(passages=FILMS)]
+    llm = ScriptedLLM(list(script))
+    envs = await run_all(make_deps(llm, tools, choice_from_evidence=True), FILM_QUESTION)
+    assert of_kind(envs, "answer")[0].text == "Beta"
+    finalize = next(e for e in of_kind(envs, "step_finished") if e.node == "finalize")
+    assert finalize.summary["chose_from"] == "Bob Ray"
+    envs = await run_all(make_deps(ScriptedLLM(list(script)), [ListTool(passages=FILMS)]), FILM_QUESTION)
+    assert of_kind(envs, "answer")[0].text == "Bob Ray"  # off: the answer stands
