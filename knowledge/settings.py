@@ -260,21 +260,24 @@ class AgentConfig(BaseModel):
     from the first and be stated beside it, else the run replans (agents/roles/checks.py ``check_next_hop``). Off
     by default: on unseen questions with the 1.5B model the flagged answers were wrong, but the hop (then with the
     answer beside the question) recovered none of them and cost about 85 s each (docs/bench/agent.md)."""
-    check_bridge_answer: bool = False
+    check_bridge_answer: bool = True
     """A first-pass short answer that is the entity the question only describes ("Where was the director of film X
     born?" answered with the director) takes one ``hop`` correction: the question asked about that entity ("Where
     was Albert S. Rogell born?"), a search for it that may bring back passages the first pass dropped, then the
     combined call; the new answer must differ and be stated beside the entity, else the run replans. Flagged when
     a retrieved passage is about the answer (its title is what the answer opens with) and the passage about the
     question's named entity states that title (agents/roles/checks.py ``bridge_answer``). Built from sample C's
-    failures; on the committed agent records it flagged 12 unseen answers, all wrong (F1 < 0.5), and 22 dev ones,
-    3 of them at F1 >= 0.5. Off until judged on sample D by the rule written before (evals/data/unseen-d/PLAN.md)."""
-    choice_from_evidence: bool = False
+    failures: on the 16 seen questions it flagged, F1 10.1 -> 39.4, none right to wrong
+    (evals/results/bridge-tune-2026-12-07/). On by the rule written before it was judged (evals/data/unseen-d/
+    PLAN.md): on sample D it fired 3 times in 114, changed no F1 (0.0, none right to wrong) and cost 0.05 calls a
+    question on average."""
+    choice_from_evidence: bool = True
     """An either/or question's final answer that names neither option ("Which film has the director born later, A
     or B?" answered with a director) is replaced by the one option whose own retrieved passage (its title names the
     option) states that answer; kept when no option's passage, or both, state it (``agents.roles.choice``; the
-    finalize step's summary keeps the replaced answer as ``chose_from``). No call. Off until judged on sample D by
-    the rule written before (evals/data/unseen-d/PLAN.md, second addendum)."""
+    finalize step's summary keeps the replaced answer as ``chose_from``). No call. On by the rule written before it
+    was judged (evals/data/unseen-d/PLAN.md, second addendum): on sample D it changed 7 answers, 5 wrong to right,
+    none right to wrong: +4.4 F1 [+0.9, +8.8] over D's 114 questions (docs/bench/agent_sets_unseen_d.md)."""
     check_absent_names: bool = True
     """On the run's first search, before any answer call: a name the question gives (a capitalised word after the
     first, or an identifier such as ``log_compression``) whose words no passage of the knowledge base contains, nor

@@ -127,8 +127,15 @@ register_strategy(
 register_strategy(
     "agent_bridge",
     _graph_factory("agent_bridge", stream_run, check_bridge_answer=True),
-    "The agent with agent.check_bridge_answer on: a first-pass answer that is the entity the question only "
-    "describes is asked about (one hop) before it is accepted",
+    "The agent with agent.check_bridge_answer on (the default since sample D's item 1): a first-pass answer that is "
+    "the entity the question only describes is asked about (one hop) before it is accepted",
+    needs_llm=True,
+)
+register_strategy(
+    "agent_choice",
+    _graph_factory("agent_choice", stream_run, choice_from_evidence=True),
+    "The agent with agent.choice_from_evidence on (the default since sample D's second addendum): an either/or "
+    "answer naming neither option becomes the option whose own passage states it",
     needs_llm=True,
 )
 register_strategy(

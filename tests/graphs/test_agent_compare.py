@@ -221,5 +221,6 @@ async def test_an_either_or_answer_naming_neither_option_becomes_the_option_it_w
     assert of_kind(envs, "answer")[0].text == "Beta"
     finalize = next(e for e in of_kind(envs, "step_finished") if e.node == "finalize")
     assert finalize.summary["chose_from"] == "Bob Ray"
-    envs = await run_all(make_deps(ScriptedLLM(list(script)), [ListTool(passages=FILMS)]), FILM_QUESTION)
+    off = make_deps(ScriptedLLM(list(script)), [ListTool(passages=FILMS)], choice_from_evidence=False)
+    envs = await run_all(off, FILM_QUESTION)
     assert of_kind(envs, "answer")[0].text == "Bob Ray"  # off: the answer stands
