@@ -261,6 +261,12 @@ def evidence_text(record: EvidenceRecord) -> str:
     return f"{record['item'].get('title', '')} {record['item'].get('text', '')}"
 
 
+def evidence_passages(state: AgentState) -> list[tuple[str, str]]:
+    """Pure: (title, text) of every evidence item the run retrieved, whatever its grade (what the answer checks
+    that read passage titles see)."""
+    return [(str(r["item"].get("title", "")), str(r["item"].get("text", ""))) for r in state.get("evidence", [])]
+
+
 def grounding_texts(state: AgentState) -> list[str]:
     """Pure: what a final answer may come from: the text of every evidence item the run retrieved, whatever its
     grade, and the plan's accepted answers (each checked against its evidence, or decided without a tool)."""

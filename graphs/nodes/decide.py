@@ -42,6 +42,7 @@ from graphs.state import (
     SubQuestion,
     bridge_answers,
     built_on,
+    evidence_passages,
     evidence_text,
     fill_refs,
     grounding_texts,
@@ -237,10 +238,8 @@ def make(kit: Kit) -> Any:
                 hopping = cfg.check_next_hop or cfg.check_bridge_answer
                 hop = state.get("first_pass") and hopping and short and not state.get("hop_from")
                 if hop and not failure and not not_found and can_call(meter.budget, cfg):
-                    items = [r["item"] for r in state.get("evidence", [])]
-                    passages = [(str(it.get("title", "")), str(it.get("text", ""))) for it in items]
                     entity = (
-                        bridge_answer(reply, question=state["question"], passages=passages)
+                        bridge_answer(reply, question=state["question"], passages=evidence_passages(state))
                         if cfg.check_bridge_answer
                         else ""
                     )

@@ -12,7 +12,7 @@ from agents.roles.shorten import short_answer
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.events import Answer, Citation
 from graphs.kit import Kit
-from graphs.state import AgentState, evidence_of
+from graphs.state import AgentState, evidence_of, evidence_passages
 
 
 def citations(state: AgentState, text: str) -> list[Citation]:
@@ -54,9 +54,7 @@ def make(kit: Kit) -> Any:
                 summary["shortened_from"] = text
                 text = short
         if kit.cfg.choice_from_evidence and factoid and not not_found:
-            items = [r["item"] for r in state.get("evidence", [])]
-            passages = [(str(it.get("title", "")), str(it.get("text", ""))) for it in items]
-            option = option_stated(text, state["question"], passages)
+            option = option_stated(text, state["question"], evidence_passages(state))
             if option:  # the answer named something found about one option, not the option: that option
                 summary["chose_from"] = text
                 text = option
