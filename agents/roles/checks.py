@@ -252,9 +252,9 @@ BRIDGE_ANSWER = (
 """``bridge_answer``'s reason: the corrective ``hop`` asks the question about that entity instead."""
 
 
-def _title_tokens(title: str) -> list[str]:
-    """A passage title's content tokens, its parenthesised qualifier left out ("Ravi (music director)": ravi)."""
-    return tokens(re.sub(r"\([^)]*\)", " ", title))
+def _unqualified(title: str) -> str:
+    """A passage title without its parenthesised qualifier ("Ravi (music director)": "Ravi")."""
+    return " ".join(re.sub(r"\([^)]*\)", " ", title).split())
 
 
 def bridge_answer(answer: str, *, question: str, passages: Sequence[tuple[str, str]]) -> str:
@@ -274,12 +274,12 @@ def bridge_answer(answer: str, *, question: str, passages: Sequence[tuple[str, s
     asked = set(tokens(question))
     described = set(tokens(question[span[0] : span[1]]))
     for title, _ in passages:
-        about = _title_tokens(title)
+        entity = _unqualified(title)
+        about = tokens(entity)
         if not about or said[: len(about)] != about or set(about) <= asked:
             continue
-        entity = re.sub(r"\s*\([^)]*\)", "", title).strip()
         for other, text in passages:
-            named = _title_tokens(other)
+            named = tokens(_unqualified(other))
             if other != title and named and set(named) <= described and grounded(entity, [text]):
                 return entity
     return ""

@@ -47,7 +47,7 @@ def make(kit: Kit) -> Any:
             not_found, text = True, NOT_FOUND_TEXT
         if kit.cfg.shorten_answers and factoid and not not_found:
             # after an accepted hop the answer was written for the question asked about the entity on the way
-            hopped = hop_question(state["question"], state.get("hop_from", "")) if state.get("hop_from") else ""
+            hopped = hop_question(state["question"], state.get("hop_from", ""))  # "" when there was no hop
             short = short_answer(text, hopped) if hopped else text
             short = short if short != text else short_answer(text, state["question"])
             if short != text:  # the date the sentence states, or the answer the restated question frames
