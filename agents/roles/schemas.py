@@ -120,8 +120,13 @@ class FirstPassOut(FirstPassGrade):
     """The answer with its evidence labels, or ``NOT FOUND`` (``with_answer_bound`` widens it for prose)."""
 
 
-ChainLink = Annotated[str, Field(max_length=100)]
-"""One link of a chained question, written "the director of film X = Albert Rogell"."""
+class ChainLink(BaseModel):
+    """One link of a chained question: the question's words for an entity it only describes, and its name."""
+
+    described: str = Field(max_length=100)
+    """The question's own words for the entity ("the director of film X")."""
+    named: str = Field(max_length=60)
+    """What the evidence names it ("Albert Rogell")."""
 
 
 class FirstPassChainOut(FirstPassGrade):
@@ -129,7 +134,7 @@ class FirstPassChainOut(FirstPassGrade):
     named from the evidence in the order the question builds on them, written before the answer it leads to."""
 
     chain: list[ChainLink] = Field(min_length=1, max_length=4)
-    """``description = entity`` per described entity, in order."""
+    """One link per described entity, in order."""
     answer: str = Field(default="", max_length=160)
     """As ``FirstPassOut.answer``."""
 

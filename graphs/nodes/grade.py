@@ -90,7 +90,7 @@ def make(kit: Kit) -> Any:
             if isinstance(out_f, FirstPassGrade):
                 first_update = {"answer_kind": out_f.kind, "first_complete": out_f.complete}
             if isinstance(out_f, FirstPassChainOut):
-                chain = [" ".join(link.split()) for link in out_f.chain]
+                chain = [f"{' '.join(link.described.split())} = {' '.join(link.named.split())}" for link in out_f.chain]
             relevant = out_f.relevant if out_f is not None else labels  # unreadable: keep, the answerer answers
             draft = out_f.answer.strip() if out_f is not None else ""
             answer = ""
