@@ -239,12 +239,6 @@ class AgentConfig(BaseModel):
     state every fact it needs, and answers. ``plain``: the one-call baseline's own answer call (a short answer and
     its labels, as plain text); the labels it cites are the passages it kept, and the kind is short. Prose-form
     questions always take the combined call (it chooses prose or short)."""
-    first_pass_chain: bool = False
-    """The first pass's combined call also writes the chain before its answer: each entity the question only
-    describes, innermost first, as "the description = the entity the evidence names" (``agents.roles.schemas.
-    FirstPassChainOut``); the answer is then what the question asks about the last of them. The chain is shown in
-    the first pass's trace step (``chain``) and read by nothing else. A candidate against answers that stop at an
-    entity on the way (MuSiQue, ``evals/data/unseen-e/PLAN.md``); off until judged."""
     prose_max_tokens: int = 320
     """Token cap of a prose answer (summaries, explanations, how-to); factoids keep ``answer_max_tokens``."""
     prose_max_chars: int = 900

@@ -20,7 +20,7 @@ from agents.llm.structured import parse_output
 from agents.prompting import Block, PromptBuilder
 from agents.prompts import render
 from agents.roles.answerer import answer_messages
-from agents.roles.schemas import FinalOut, FirstPassChainOut, FirstPassOut, narrowed, with_answer_bound
+from agents.roles.schemas import FinalOut, FirstPassOut, narrowed, with_answer_bound
 
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
@@ -78,10 +78,6 @@ class AnswerField:
         return "".join(out)
 
 
-Reply = FinalOut | FirstPassOut | FirstPassChainOut
-"""What the combined grade-and-answer call returns."""
-
-
 async def grade_and_answer(
     llm: LLMBackend,
     builder: PromptBuilder,
@@ -93,21 +89,18 @@ async def grade_and_answer(
     max_chars: int,
     on_text: Callable[[str], None],
     first_pass: bool = False,
-    chain: bool = False,
-) -> tuple[Reply | None, Completion]:
+) -> tuple[FinalOut | FirstPassOut | None, Completion]:
     """One call: which of ``labels`` help, and the answer to ``question`` (prose or short) with its labels.
 
     ``first_pass``: the reply is a ``FirstPassOut`` (it also says the answer's kind and whether the passages state
-    all it needs; ``prose`` is ignored, ``max_chars`` bounds either kind); with ``chain``, a ``FirstPassChainOut``
-    (it names each entity the question only describes before it answers; ``agent.first_pass_chain``).
+    all it needs; ``prose`` is ignored, ``max_chars`` bounds either kind).
     Returns ``None`` for an unreadable reply (no retry: the caller falls back to the plain answerer), with the call.
     """
-    chain = chain and first_pass
-    template = "first_pass_chain" if chain else "first_pass" if first_pass else "final_prose" if prose else "final"
+    template = "first_pass" if first_pass else "final_prose" if prose else "final"
     instruction = render(template, labels=", ".join(labels), question=question)
-    base: type[Reply] = FirstPassChainOut if chain else FirstPassOut if first_pass else FinalOut
+    base: type[FinalOut | FirstPassOut] = FirstPassOut if first_pass else FinalOut
     bounded = with_answer_bound(base, max_chars)
-    model_cls = cast(type[Reply], narrowed(bounded, "relevant", labels, len(labels)))
+    model_cls = cast(type[FinalOut | FirstPassOut], narrowed(bounded, "relevant", labels, len(labels)))
     schema = model_cls.model_json_schema()
     options = CallOptions(max_tokens=token_budget(schema), json_schema=schema, schema_name=model_cls.__name__)
     reader = AnswerField()

@@ -101,9 +101,9 @@ class FinalOut(BaseModel):
     bound: ``with_answer_bound``)."""
 
 
-class FirstPassGrade(BaseModel):
-    """What the first pass (``agent.first_pass``) says besides its answer: the whole question's one search graded,
-    what kind the answer is and whether the passages state all it needs."""
+class FirstPassOut(BaseModel):
+    """The first pass (``agent.first_pass``): the whole question's one search graded and answered in one call, with
+    what the answer is and whether the passages state all it needs (``answer`` last: it streams)."""
 
     relevant: list[Label] = Field(max_length=12)
     """Labels of the evidence items that help answer the question."""
@@ -111,32 +111,8 @@ class FirstPassGrade(BaseModel):
     """``short`` (a name, date, number, yes/no) or ``prose`` (a summary, explanation or how-to)."""
     complete: bool
     """True when the relevant items together state every fact the answer needs (each hop of a chained question)."""
-
-
-class FirstPassOut(FirstPassGrade):
-    """The first pass's reply: its grade, then the answer (last: it streams)."""
-
     answer: str = Field(default="", max_length=160)
     """The answer with its evidence labels, or ``NOT FOUND`` (``with_answer_bound`` widens it for prose)."""
-
-
-class ChainLink(BaseModel):
-    """One link of a chained question: the question's words for an entity it only describes, and its name."""
-
-    described: str = Field(max_length=100)
-    """The question's own words for the entity ("the director of film X")."""
-    named: str = Field(max_length=60)
-    """What the evidence names it ("Albert Rogell")."""
-
-
-class FirstPassChainOut(FirstPassGrade):
-    """The first pass's reply with its chain (``agent.first_pass_chain``): each entity the question only describes,
-    named from the evidence in the order the question builds on them, written before the answer it leads to."""
-
-    chain: list[ChainLink] = Field(min_length=1, max_length=4)
-    """One link per described entity, in order."""
-    answer: str = Field(default="", max_length=160)
-    """As ``FirstPassOut.answer``."""
 
 
 def with_answer_bound(base: type[BaseModel], max_chars: int) -> type[BaseModel]:

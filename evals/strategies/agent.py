@@ -156,10 +156,3 @@ register_strategy(
     "The agent's first search (vector + graph fused, its own retrieve node), then one answer call",
     needs_llm=True,
 )
-register_strategy(
-    "agent_chain",
-    _graph_factory("agent_chain", stream_run, first_pass_chain=True),
-    "The agent with agent.first_pass_chain on: the first pass names each entity the question only describes, "
-    "innermost first, before it answers",
-    needs_llm=True,
-)

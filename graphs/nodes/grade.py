@@ -17,7 +17,7 @@ from agents.roles.final import grade_and_answer, plain_answer
 from agents.roles.grader import Candidate, grade, keep_rules
 from agents.roles.hop import hop_question
 from agents.roles.router import unnamed
-from agents.roles.schemas import FirstPassChainOut, FirstPassGrade
+from agents.roles.schemas import FirstPassOut
 from graphs.context import shown_evidence
 from graphs.emit import SUMMARY_KEY, Meter
 from graphs.events import Graded, GradeItem, Token
@@ -47,7 +47,6 @@ def make(kit: Kit) -> Any:
             and meter.budget["llm_calls"] + 1 < cfg.max_llm_calls  # room for this call and one more to answer
         )
         draft = ""
-        chain: list[str] = []  # the first pass's named links (``agent.first_pass_chain``), for the trace
         relevant: list[str]
         first = bool(state.get("first_pass"))
         first_update: dict[str, Any] = {}
@@ -84,13 +83,10 @@ def make(kit: Kit) -> Any:
                 max_chars=cfg.prose_max_chars if prose or first else 160,
                 on_text=lambda piece: meter.emit(Token(text=piece, node="answer")),
                 first_pass=first,
-                chain=cfg.first_pass_chain,
             )
             meter.record("first_pass" if first else "grade_answer", [call])
-            if isinstance(out_f, FirstPassGrade):
+            if isinstance(out_f, FirstPassOut):
                 first_update = {"answer_kind": out_f.kind, "first_complete": out_f.complete}
-            if isinstance(out_f, FirstPassChainOut):
-                chain = [f"{' '.join(link.described.split())} = {' '.join(link.named.split())}" for link in out_f.chain]
             relevant = out_f.relevant if out_f is not None else labels  # unreadable: keep, the answerer answers
             draft = out_f.answer.strip() if out_f is not None else ""
             answer = ""
@@ -131,8 +127,6 @@ def make(kit: Kit) -> Any:
             update["answered_from"] = [r["label"] for r in shown_evidence(state, cfg.keep_dropped)]
             update.update(first_update)
             update[SUMMARY_KEY]["complete"] = first_update.get("first_complete")
-            if chain:
-                update[SUMMARY_KEY]["chain"] = chain
         return update
 
     return run

@@ -3,7 +3,6 @@ that fails a check replans. Driven by the scripted double over tiny real tools."
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from agent_support import (
@@ -445,45 +444,3 @@ async def test_the_bridge_answer_check_off_accepts_the_first_answer(make_deps: M
     envs = await run_all(make_deps(llm, [vec], **{**BRIDGE, "check_bridge_answer": False}), Q2)
     assert not of_kind(envs, "correction")
     assert of_kind(envs, "answer")[0].text == "Christopher Nolan"
-
-
-CHAIN = [
-    {"described": "the director of Inception", "named": "Christopher  Nolan"},
-    {"described": "where Christopher Nolan was born", "named": "London"},
-]
-
-
-def chained(answer: str) -> Any:
-    """``first_by``'s reply with the chain (``agent.first_pass_chain``) written before the answer."""
-    plain = first_by("born", answer=answer)
-
-    def reply(messages: list[Message], options: CallOptions) -> str:
-        assert "List the chain" in messages[-1]["content"], "not a chained first-pass prompt"
-        out = json.loads(plain(messages, options))
-        answer = out.pop("answer")
-        return j(**out, chain=CHAIN, answer=answer)  # the chain before the answer, as the schema orders them
-
-    return reply
-
-
-async def test_a_chained_first_pass_names_its_links_before_the_answer_and_shows_them(make_deps: MakeDeps) -> None:
-    llm = ScriptedLLM([chained("London"), OK])
-    envs = await run_all(make_deps(llm, tools(), **FIRST, first_pass_chain=True), Q2)
-    schema = llm.calls[0][1].json_schema
-    assert schema is not None and list(schema["properties"])[-2:] == ["chain", "answer"]  # decoded before it
-    assert schema["properties"]["chain"]["minItems"] == 1 and "chain" in schema["required"]
-    assert of_kind(envs, "answer")[0].text == "London"
-    grade = next(e for e in of_kind(envs, "step_finished") if e.node == "grade")
-    shown = ["the director of Inception = Christopher Nolan", "where Christopher Nolan was born = London"]
-    assert grade.summary["chain"] == shown  # one line per link, spaces normalised
-    assert of_kind(envs, "done")[0].totals["first_pass"] == "accepted" and llm.remaining == 0
-
-
-async def test_the_first_pass_chain_off_asks_for_no_chain(make_deps: MakeDeps) -> None:
-    llm = ScriptedLLM([first_by("born", answer="London"), OK])
-    envs = await run_all(make_deps(llm, tools(), **FIRST), Q2)
-    assert "List the chain" not in prompts(llm)[0]
-    schema = llm.calls[0][1].json_schema
-    assert schema is not None and "chain" not in schema["properties"]
-    grade = next(e for e in of_kind(envs, "step_finished") if e.node == "grade")
-    assert "chain" not in grade.summary
