@@ -13,13 +13,13 @@ RUN --pool CHOICE``) and prints each changed answer.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.roles.choice import option_stated
+from evals.datasets import load_dataset
 from evals.metrics import best_exact_match, best_f1
 from evals.records import QuestionRecord
 from evals.store import load_records, records_path
@@ -48,12 +48,8 @@ def main() -> None:
     ap.add_argument("--candidate", default="agent_choice")
     args = ap.parse_args()
     for set_dir in sorted(p for p in args.out.iterdir() if (p / args.strategy).is_dir()):
-        corpus: dict[str, tuple[str, str]] = {}
-        with (args.data / set_dir.name / "corpus.jsonl").open(encoding="utf-8") as fh:
-            for line in fh:
-                if line.strip():
-                    row = json.loads(line)
-                    corpus[str(row["id"])] = (str(row.get("title", "")), str(row.get("text", "")))
+        dataset = load_dataset(args.data / set_dir.name)  # checked: every gold id is in its corpus
+        corpus = {p.id: (p.title, p.text) for p in dataset.corpus}
         records = load_records(records_path(set_dir / args.strategy, args.strategy))
         out = [chosen(r, corpus, args.candidate) for r in records.values()]
         path = records_path(args.dest / set_dir.name / args.candidate, args.candidate)

@@ -26,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from evals.datasets import load_dataset
 from evals.store import load_records, records_path
 from graphs.events import Done, StepFinished
 from graphs.stores import open_run_store
@@ -56,8 +57,9 @@ def select(args: argparse.Namespace) -> None:
         records = load_records(records_path(set_dir / args.strategy, args.strategy))
         outcomes = first_pass_outcomes(args.store, {q: r.run_id for q, r in records.items()}, args.tenant)
         source = args.data / name
-        lines = [line for line in (source / "questions.jsonl").read_text(encoding="utf-8").splitlines() if line]
-        order = [json.loads(line)["id"] for line in lines]
+        dataset = load_dataset(source)  # checked: every gold id is in its corpus; the lines are copied unchanged
+        lines = [line for line in dataset.questions_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        order = [q.id for q in dataset.questions]
         accepted = [q for q in order if outcomes.get(q) == "accepted"]
         controls = [q for q in order if q in outcomes and q not in accepted][: args.controls]
         chosen = set(accepted) | set(controls)
@@ -67,7 +69,9 @@ def select(args: argparse.Namespace) -> None:
         (dest / "questions.jsonl").write_text("\n".join(kept) + "\n", encoding="utf-8")
         corpus = dest / "corpus.jsonl"
         if not corpus.exists():
-            corpus.symlink_to((source / "corpus.jsonl").resolve())
+            if dataset.corpus_path is None:
+                raise SystemExit(f"{source}: no corpus.jsonl (a documents set has no passages to symlink)")
+            corpus.symlink_to(dataset.corpus_path.resolve())
         selection = {"accepted": accepted, "controls": controls, "outcomes": outcomes, "from": str(args.out)}
         (dest / SELECTION).write_text(json.dumps(selection, indent=2) + "\n", encoding="utf-8")
         print(f"{name}: {len(accepted)} accepted first passes + {len(controls)} controls of {len(records)} runs")

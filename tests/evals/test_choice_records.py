@@ -40,6 +40,11 @@ def test_an_answer_naming_neither_option_is_rescored_as_the_option(
     (data / "2wikimultihopqa").mkdir(parents=True)
     (data / "2wikimultihopqa" / "corpus.jsonl").write_text("".join(json.dumps(p) + "\n" for p in CORPUS))
     rows = [_record("q1", Q, "Bob Ray"), _record("q2", Q, "Jane Doe"), _record("q3", "Who directed Beta?", "Ann Lee")]
+    questions = [
+        {"id": r.question_id, "question": r.question, "answers": r.gold_answers, "supporting_passage_ids": r.gold_ids}
+        for r in rows
+    ]
+    (data / "2wikimultihopqa" / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in questions))
     path = records_path(out / "2wikimultihopqa" / "agent", "agent")
     path.parent.mkdir(parents=True)
     path.write_text("".join(r.model_dump_json() + "\n" for r in rows))

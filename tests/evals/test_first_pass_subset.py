@@ -49,7 +49,10 @@ def test_selects_what_the_candidate_can_change_and_composes_its_records(
     script = load_script("first_pass_subset")
     data, out = tmp_path / "data" / "musique", tmp_path / "run"
     data.mkdir(parents=True)
-    (data / "questions.jsonl").write_text("".join(json.dumps({"id": q}) + "\n" for q in RUNS), encoding="utf-8")
+    questions = [
+        {"id": q, "question": f"Who is {q}?", "answers": ["a"], "supporting_passage_ids": ["p1"]} for q in RUNS
+    ]
+    (data / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in questions), encoding="utf-8")
     (data / "corpus.jsonl").write_text('{"id": "p1", "title": "T", "text": "t"}\n', encoding="utf-8")
     _write(records_path(out / "musique" / "agent", "agent"), [_record("agent", q, "a") for q in RUNS])
     store = TraceStore.open(tmp_path / "runs.sqlite")
