@@ -53,9 +53,14 @@ _INNER_STOP = re.compile(r"(?<!\b[A-Z])(?<!\b[A-Z][a-z])[.!?;]\s+\S")
 _EDGE = " \t,;:-\u2013\u2014"
 
 
+_INFLECTION = re.compile(r"(?:ed|es|e|d|s)$")
+"""An ending left out before the cut, so that "died" restates "die" (a 5-letter cut alone keeps them apart)."""
+
+
 def _stems(text: str) -> set[str]:
-    """Content tokens cut to 5 letters, so that "founded" restates "found" and "predated" "predate"."""
-    return {t[:5] for t in tokens(text)}
+    """Content tokens without an inflected ending, cut to 5 letters, so that "founded" restates "found",
+    "predated" "predate" and "died" "die"."""
+    return {(_INFLECTION.sub("", t) if len(t) > 2 else t)[:5] for t in tokens(text)}
 
 
 def _in_name(before: str, after: str) -> bool:

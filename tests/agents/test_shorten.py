@@ -76,6 +76,11 @@ def test_numbers_that_are_not_years_are_not_dates() -> None:
             "Who did direct Big Hero 6?",
             "Don Hall",
         ),
+        (  # an inflected ending is left out before the cut: "died" restates "die"
+            "Marie Curie died in Passy",
+            "Where did Marie Curie die?",
+            "Passy",
+        ),
         (  # an initial or an abbreviation's full stop is not a sentence break
             "Albert S. Rogell was born in St. Louis, Missouri",
             "Where was Albert S. Rogell born?",
