@@ -28,7 +28,8 @@ _STOP_WORDS = (
     "when where how why whom whose did does do has have had"
 )
 _STOP = frozenset(_STOP_WORDS.split(" "))
-_YES_NO = frozenset({"yes", "no"})
+YES_NO = frozenset({"yes", "no"})
+"""The words of a yes/no answer (its content tokens, as ``tokens`` gives them)."""
 _YES_NO_WORD = re.compile(r"^\s*(?:yes|no)\s*(?:$|[.,;:!\[])", re.IGNORECASE)
 """A bare yes/no answer ("No [E2]", "Yes, both are"; not "No Doubt")."""
 
@@ -48,7 +49,7 @@ def same_answer(a: str, b: str) -> bool:
 def grounded(answer: str, evidence_texts: Iterable[str]) -> bool:
     """True when at least ``GROUNDED_SHARE`` of the answer's content tokens occur in the evidence (yes/no: always)."""
     words = set(tokens(answer))
-    if not words or words <= _YES_NO:
+    if not words or words <= YES_NO:
         return True
     seen: set[str] = set()
     for text in evidence_texts:
@@ -123,7 +124,7 @@ def stated_with(answer: str, bridge: str, evidence_texts: Iterable[str]) -> bool
 def check_chain(answer: str, *, builds_on: Sequence[str], run_texts: Sequence[str]) -> str:
     """Why a chained step's answer is not accepted, or ``""``: no kept passage of the run states it together with
     the answer it builds on (yes/no answers aside)."""
-    if not builds_on or set(tokens(answer)) <= _YES_NO:
+    if not builds_on or set(tokens(answer)) <= YES_NO:
         return ""
     if any(stated_with(answer, bridge, run_texts) for bridge in builds_on):
         return ""
@@ -137,7 +138,7 @@ def check_subanswer(answer: str, *, subq: str, evidence_texts: Sequence[str], bu
     query carried). Two steps of a comparison plan may share an answer ("American" twice); a chained step whose
     answer is the one it started from bridged nothing.
     """
-    if not tokens(answer) and answer.strip().lower() not in _YES_NO:
+    if not tokens(answer) and answer.strip().lower() not in YES_NO:
         return "empty answer"
     if not grounded(answer, evidence_texts):
         return "answer not found in the kept evidence"
@@ -188,7 +189,7 @@ def check_answer_type(answer: str, *, question: str) -> str:
     "In what year ...") answered with no date is answering a step on the way to it ("Tina Arena" for "When was the
     performer of X born?"), or a follow-up's replan lost the "when". Only dates are checked: on the committed dev
     records every answer to a "how many / how much" question stated a number (docs/bench/answer_type.md)."""
-    if asks_date(question) and not states_date(answer) and set(tokens(answer)) - _YES_NO:
+    if asks_date(question) and not states_date(answer) and set(tokens(answer)) - YES_NO:
         return ANSWER_TYPE_DATE
     return ""
 
@@ -236,7 +237,7 @@ def check_next_hop(answer: str, *, question: str, retrieved_texts: Sequence[str]
     where the described entity is stated, not where the fact asked about it is (a passage about that entity, which
     need not name the question's). Yes/no answers and questions that name nothing are not checked.
     """
-    if set(tokens(answer)) <= _YES_NO or not describes_entity(question):
+    if set(tokens(answer)) <= YES_NO or not describes_entity(question):
         return ""
     names = question_names(question)
     stating = [text for text in retrieved_texts if grounded(answer, [text])]
@@ -269,7 +270,7 @@ def bridge_answer(answer: str, *, question: str, passages: Sequence[tuple[str, s
     """
     said = tokens(answer)
     span = described_span(question)
-    if not said or set(said) <= _YES_NO or span is None or not describes_entity(question):
+    if not said or set(said) <= YES_NO or span is None or not describes_entity(question):
         return ""
     asked = set(tokens(question))
     described = set(tokens(question[span[0] : span[1]]))

@@ -13,11 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agents.roles.checks import grounded, tokens
+from agents.roles.checks import YES_NO, grounded, tokens
 from agents.roles.compare import mentions
 
 _OPTIONS = re.compile(r"[,:]\s*([^,:?]+?)\s+or\s+([^?]+?)\s*\?*\s*$", re.IGNORECASE)
-_YES_NO = frozenset({"yes", "no"})
 
 
 def choice_options(question: str) -> list[str]:
@@ -34,7 +33,7 @@ def option_stated(answer: str, question: str, passages: Sequence[tuple[str, str]
     the run retrieved."""
     options = choice_options(question)
     said = set(tokens(answer))
-    if not options or not said or said <= _YES_NO:
+    if not options or not said or said <= YES_NO:
         return ""
     if any(mentions(answer, o) or set(tokens(o)) & said for o in options):
         return ""  # it names an option (or part of one): the answer call chose
