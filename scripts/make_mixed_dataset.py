@@ -1,14 +1,17 @@
-"""Rebuild the mixed knowledge-base dev set (``evals/data/mixed/``) from installed Debian documentation.
+"""Rebuild a mixed knowledge-base question set from installed Debian documentation and shipped multi-hop sets.
 
     apt-get update && apt-get install -y python3.11-doc postgresql-doc-15
-    .venv/bin/python scripts/make_mixed_dataset.py [--check]
+    .venv/bin/python scripts/make_mixed_dataset.py [--set {dev,unseen}] [--check]
 
-Writes ``docs/`` (long manual pages, cleaned of navigation but kept in their format: HTML, and one page
-converted to Markdown), ``dev_corpus.jsonl`` (the gold passages of a multi-hop subset plus distractors from the
-shipped MuSiQue and 2WikiMultiHopQA dev sets) and ``dev_questions.jsonl`` (``handwritten.jsonl`` - the questions
-over the documents - followed by the multi-hop subset). Then it checks every ``gold_path`` against the tree the
-project's own tree builder makes of its document, and exits non-zero naming any it cannot find. ``--check`` only
-checks. The output is deterministic: the same packages give the same files.
+``--set dev`` (the default) builds ``evals/data/mixed/``; ``--set unseen`` builds ``evals/data/mixed-unseen/`` from
+other manual pages and from the unseen multi-hop sample ``evals/data/unseen-e``. Each set writes ``docs/`` (long
+manual pages, cleaned of navigation but kept in their format: HTML, and one page converted to Markdown), a corpus
+file (the gold passages of a multi-hop subset plus distractors) and a questions file (the set's
+``handwritten.jsonl`` - the questions over the documents - followed by the multi-hop subset). Then it checks the
+set as loaded: every ``gold_path`` must be a section of the tree the project's own tree builder makes of its
+document, and the answer strings of a question over a section must occur in that section's text (all of them; in
+the dev set, whose answers list aliases, at least one; yes/no answers aside); it exits non-zero naming every miss.
+``--check`` only checks. The output is deterministic: the same packages give the same files.
 """
 
 from __future__ import annotations
@@ -16,30 +19,76 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from bs4 import BeautifulSoup, Tag
 
+if TYPE_CHECKING:
+    from evals.datasets import Dataset
+    from knowledge.models import Document
+    from knowledge.settings import TreeConfig
+
 REPO = Path(__file__).resolve().parents[1]
-OUT = REPO / "evals" / "data" / "mixed"
+DATA = REPO / "evals" / "data"
 PY_HTML = Path("/usr/share/doc/python3.11/html/library")
 PG_HTML = Path("/usr/share/doc/postgresql-doc-15/html")
-HTML_PAGES = {  # output name -> (source file, flavour)
-    "python-logging.html": (PY_HTML / "logging.html", "sphinx"),
-    "python-datetime.html": (PY_HTML / "datetime.html", "sphinx"),
-    "pg-runtime-config-logging.html": (PG_HTML / "runtime-config-logging.html", "docbook"),
-    "pg-datatype-datetime.html": (PG_HTML / "datatype-datetime.html", "docbook"),
-    "pg-functions-matching.html": (PG_HTML / "functions-matching.html", "docbook"),
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One mixed set, frozen: change it and the set is another set."""
+
+    out: Path
+    """Output folder (holds ``handwritten.jsonl``, gets ``docs/``, the corpus and the questions)."""
+    html_pages: dict[str, tuple[Path, str]]
+    """Output name -> (source page, cleaner flavour: ``sphinx`` or ``docbook``)."""
+    markdown_pages: dict[str, str]
+    """Output name -> Python library page, converted by ``scripts/make_structured_docs.py`` (as the structured set)."""
+    multihop: dict[str, int]
+    """Multi-hop set folder under ``evals/data`` -> N: its first N questions (file order) join the set."""
+    distractors: int
+    """Non-gold passages kept per multi-hop set (the first by id, which are sha1-based: an arbitrary sample)."""
+    questions_file: str
+    corpus_file: str
+    every_answer: bool
+    """The answer check: every answer string must be in the gold section (True), or at least one (False: the dev
+    set's answers also list aliases the page does not spell, such as ``24h`` for ``24 hours`` or ``re.S``)."""
+
+
+SETS = {
+    "dev": Spec(
+        out=DATA / "mixed",
+        html_pages={
+            "python-logging.html": (PY_HTML / "logging.html", "sphinx"),
+            "python-datetime.html": (PY_HTML / "datetime.html", "sphinx"),
+            "pg-runtime-config-logging.html": (PG_HTML / "runtime-config-logging.html", "docbook"),
+            "pg-datatype-datetime.html": (PG_HTML / "datatype-datetime.html", "docbook"),
+            "pg-functions-matching.html": (PG_HTML / "functions-matching.html", "docbook"),
+        },
+        markdown_pages={"python-re.md": "re"},
+        multihop={"musique": 8, "2wikimultihopqa": 7},
+        distractors=120,
+        questions_file="dev_questions.jsonl",
+        corpus_file="dev_corpus.jsonl",
+        every_answer=False,
+    ),
+    "unseen": Spec(
+        out=DATA / "mixed-unseen",
+        html_pages={
+            "python-json.html": (PY_HTML / "json.html", "sphinx"),
+            "pg-functions-json.html": (PG_HTML / "functions-json.html", "docbook"),
+            "pg-queries-with.html": (PG_HTML / "queries-with.html", "docbook"),
+        },
+        markdown_pages={"python-pathlib.md": "pathlib"},
+        multihop={"unseen-e/musique": 4, "unseen-e/2wikimultihopqa": 4},
+        distractors=120,
+        questions_file="questions.jsonl",
+        corpus_file="corpus.jsonl",
+        every_answer=True,
+    ),
 }
-MARKDOWN_PAGES = {"python-re.md": "re"}
-"""Converted with ``scripts/make_structured_docs.py`` (same converter as the structured set)."""
-MULTIHOP = {  # shipped dev set -> question ids taken
-    "musique": 8,
-    "2wikimultihopqa": 7,
-}
-"""The first N questions of each set (file order) form the multi-hop subset."""
-DISTRACTORS = 120
-"""Non-gold passages kept per multi-hop set (the first by id, which are sha1-based: an arbitrary sample)."""
 
 
 def _clean_sphinx(soup: BeautifulSoup) -> Tag:
@@ -73,17 +122,23 @@ def clean_html(source: Path, flavour: str) -> str:
     return f"{head}<body>\n{body}\n</body></html>\n"
 
 
-def multihop_subset() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+def _jsonl(folder: Path, pattern: str) -> list[dict[str, Any]]:
+    (path,) = sorted(folder.glob(pattern))  # exactly one, as ``load_dataset`` requires
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+def multihop_subset(spec: Spec) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Questions and passages (gold first, then distractors) of the multi-hop subset."""
-    questions: list[dict[str, object]] = []
-    passages: list[dict[str, object]] = []
-    for name, n in MULTIHOP.items():
-        src = REPO / "evals" / "data" / name
-        qs = [json.loads(x) for x in (src / "dev_questions.jsonl").read_text().splitlines() if x.strip()][:n]
-        corpus = [json.loads(x) for x in (src / "dev_corpus.jsonl").read_text().splitlines() if x.strip()]
+    questions: list[dict[str, Any]] = []
+    passages: list[dict[str, Any]] = []
+    for folder, n in spec.multihop.items():
+        src = DATA / folder
+        name = src.name  # musique / 2wikimultihopqa, whichever sample
+        qs = _jsonl(src, "*questions.jsonl")[:n]
+        corpus = _jsonl(src, "*corpus.jsonl")
         gold = {pid for q in qs for pid in q["supporting_passage_ids"]}
         kept = [p for p in corpus if p["id"] in gold]
-        kept += sorted((p for p in corpus if p["id"] not in gold), key=lambda p: str(p["id"]))[:DISTRACTORS]
+        kept += sorted((p for p in corpus if p["id"] not in gold), key=lambda p: str(p["id"]))[: spec.distractors]
         for q in qs:
             q["source_type"] = f"{name}:{q.get('type', 'unknown')}"
             q["type"] = "multihop"
@@ -92,33 +147,71 @@ def multihop_subset() -> tuple[list[dict[str, object]], list[dict[str, object]]]
     return questions, passages
 
 
-def build() -> None:
-    """Write docs/, dev_corpus.jsonl and dev_questions.jsonl."""
+def build(spec: Spec) -> None:
+    """Write docs/, the corpus and the questions of ``spec``."""
     sys.path.insert(0, str(REPO / "scripts"))
     from make_structured_docs import convert
 
-    docs = OUT / "docs"
+    docs = spec.out / "docs"
     docs.mkdir(parents=True, exist_ok=True)
-    for name, (source, flavour) in HTML_PAGES.items():
+    for name, (source, flavour) in spec.html_pages.items():
         (docs / name).write_text(clean_html(source, flavour), encoding="utf-8")
-    for name, page in MARKDOWN_PAGES.items():
+    for name, page in spec.markdown_pages.items():
         (docs / name).write_text(convert(page), encoding="utf-8")
-    questions, passages = multihop_subset()
-    (OUT / "dev_corpus.jsonl").write_text("".join(json.dumps(p, ensure_ascii=False) + "\n" for p in passages))
-    handwritten = [x for x in (OUT / "handwritten.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+    questions, passages = multihop_subset(spec)
+    corpus = "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in passages)
+    (spec.out / spec.corpus_file).write_text(corpus, encoding="utf-8")
+    handwritten = [x for x in (spec.out / "handwritten.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
     lines = handwritten + [json.dumps(q, ensure_ascii=False) for q in questions]
-    (OUT / "dev_questions.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    (spec.out / spec.questions_file).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
 
 
-def check() -> int:
-    """Load the set as ``waypoint eval`` does and check every gold path against its document's tree."""
+def _loose(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def missing_answers(dataset: Dataset, docs: list[Document], cfg: TreeConfig, every: bool) -> list[str]:
+    """One message per gold section whose text (the section and all below it, in the tree the project's tree
+    builder makes) lacks the question's answer strings (``every``: all of them; else at least one), case
+    and whitespace compared loosely. Questions answered yes/no are skipped: such answers are checked by reading."""
+    from evals.metrics import norm_path
+    from knowledge.trees.build import build_tree
+    from knowledge.trees.pdf_outline import pdf_outline
+
+    texts: dict[tuple[str, tuple[str, ...]], list[str]] = {}  # (doc, normalised path) -> texts (titles may repeat)
+    for doc in docs:
+        outline = pdf_outline(doc)  # as evals.documents.section_paths builds it
+        tree = build_tree(
+            doc, max_children=cfg.max_children, paragraphs_per_section=cfg.paragraphs_per_section, outline=outline
+        )
+        for node in tree.nodes:
+            texts.setdefault((doc.id, norm_path(node.heading_path)), []).append(_loose(doc.text[node.start : node.end]))
+    problems = []
+    for q in dataset.questions:
+        if all(_loose(a) in {"yes", "no"} for a in q.answers):  # also skips absent questions (no answers)
+            continue
+        for doc_id, path in q.gold_sections:
+            found = texts.get((doc_id, norm_path(path)))
+            if found is None:  # a missing path is reported by missing_gold_paths
+                continue
+            missing = [a for a in q.answers if not any(_loose(a) in text for text in found)]
+            if missing and (every or len(missing) == len(q.answers)):
+                problems.append(f"question {q.id!r}: {missing!r} not in {doc_id!r} > {' > '.join(path)!r}")
+    return problems
+
+
+def check(spec: Spec) -> int:
+    """Load the set as ``waypoint eval`` does; check every gold path against its document's tree and every answer
+    against its gold section."""
     from evals.datasets import load_dataset
     from evals.documents import load_documents, missing_gold_paths
     from knowledge.settings import Settings
 
     settings = Settings()
-    dataset = load_dataset(OUT)
-    problems = missing_gold_paths(dataset, load_documents(dataset, settings.ingest), settings.tree)
+    dataset = load_dataset(spec.out)
+    docs = load_documents(dataset, settings.ingest)
+    problems = missing_gold_paths(dataset, docs, settings.tree)
+    problems += missing_answers(dataset, docs, settings.tree, spec.every_answer)
     for problem in problems:
         print(problem, file=sys.stderr)
     types: dict[str, int] = {}
@@ -131,11 +224,13 @@ def check() -> int:
 def main() -> None:
     """Build (unless --check), then check."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", choices=sorted(SETS), default="dev", help="which set (default: dev)")
     parser.add_argument("--check", action="store_true", help="only check the committed set")
     args = parser.parse_args()
+    spec = SETS[args.set]
     if not args.check:
-        build()
-    raise SystemExit(check())
+        build(spec)
+    raise SystemExit(check(spec))
 
 
 if __name__ == "__main__":
