@@ -67,9 +67,14 @@ def names_something(text: str) -> bool:
     return any(w[0].isdigit() or w[0].isupper() for w in words[1:]) or bool(re.search(r"[\"“«]", text))
 
 
+_OR_IDIOMS = re.compile(r"\bor (?:equal|more|fewer|less|so)\b|\bwhether or not\b|\band/or\b", re.IGNORECASE)
+"""An "or" that offers no options: "greater than or equal to", "one or more", "whether or not", "and/or"."""
+
+
 def is_choice(question: str) -> bool:
-    """True for an either/or question ("X or Y?"), whose answer is one of the entities it names."""
-    return bool(re.search(r"\bor\b", question, re.IGNORECASE))
+    """True for an either/or question ("X or Y?"), whose answer is one of the entities it names; an "or" inside an
+    idiom that offers no options (``_OR_IDIOMS``) does not count."""
+    return bool(re.search(r"\bor\b", _OR_IDIOMS.sub(" ", question), re.IGNORECASE))
 
 
 _YES_NO_QUESTION = re.compile(r"^\W*(?:is|are|was|were|do|does|did|has|have|had)\s+(?!you\b|i\b|we\b)\w", re.IGNORECASE)
@@ -159,8 +164,14 @@ def check_final(answer: str, *, not_found: bool, bridges: Sequence[str], kept_ev
     return ""
 
 
-_DATE_ASKED = re.compile(r"^\W*when\b|\b(?:what|which) (?:year|date|month|day|century|decade)\b", re.IGNORECASE)
-"""A question that asks for a date ("When was ...", "In what year ...")."""
+_DATE_ASKED = re.compile(
+    r"^\W*when\b(?![^?]*,\s*(?:which|what|who|whom|whose|where|how)\b)"
+    r"|\b(?:what|which) (?:year|date|month|day|century|decade)\b",
+    re.IGNORECASE,
+)
+"""A question that asks for a date ("When was ...", "In what year ..."). A "when" clause followed by a comma and
+another question word sets a condition and asks something else ("When X is called with Y, which separators does
+it use?")."""
 MONTH_NAMES = (
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
     r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"

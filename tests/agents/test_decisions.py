@@ -14,6 +14,7 @@ from agents.roles.checks import (
     check_final,
     check_subanswer,
     grounded,
+    is_choice,
     same_answer,
     stated_with,
 )
@@ -72,6 +73,10 @@ def test_a_chained_answer_must_be_stated_where_its_bridge_is_named() -> None:
         ("When did it open?", "March", False),
         ("Where was the performer of X born?", "Sydney", False),
         ("When was the ship launched, and was it before 1900?", "yes", False),
+        # a "when" clause that sets a condition, then asks something else: no date asked
+        ("When json.dumps() is called with indent=None, which separators does it use?", "a comma and a colon", False),
+        ("When the war ended, where did the regiment go?", "Brest", False),
+        ("When the war ended, when did the regiment go home?", "Brest", True),
     ],
 )
 def test_a_date_question_needs_a_date_in_its_final_answer(question: str, answer: str, rejected: bool) -> None:
@@ -157,3 +162,21 @@ def test_routed_steps_keep_their_tool_and_an_unusable_one_falls_back() -> None:
         ("Who directed Inception?", "graph_search", "a relation"),
         ("Where was #1 born?", "", ""),
     ]
+
+
+@pytest.mark.parametrize(
+    ("question", "choice"),
+    [
+        ("Which film came out first, Dune or Alien?", True),
+        ("Is the river longer than the canal or not as long?", True),
+        ("Who was born first, either the poet or the painter?", True),
+        # an "or" inside an idiom offers no options
+        ("Which method returns the nearest integer greater than or equal to a number?", False),
+        ("Which setting logs statements that run for one second or more?", False),
+        ("Does the flag apply whether or not the file exists?", False),
+        ("Which clauses take and/or in a rule?", False),
+        ("Which method returns the nearest integer?", False),
+    ],
+)
+def test_an_or_offers_a_choice_unless_it_is_an_idiom(question: str, choice: bool) -> None:
+    assert is_choice(question) is choice
