@@ -1,17 +1,18 @@
 """Rebuild a mixed knowledge-base question set from installed Debian documentation and shipped multi-hop sets.
 
     apt-get update && apt-get install -y python3.11-doc postgresql-doc-15
-    .venv/bin/python scripts/make_mixed_dataset.py [--set {dev,unseen}] [--check]
+    .venv/bin/python scripts/make_mixed_dataset.py [--set {dev,unseen,unseen-b}] [--check]
 
 ``--set dev`` (the default) builds ``evals/data/mixed/``; ``--set unseen`` builds ``evals/data/mixed-unseen/`` from
-other manual pages and from the unseen multi-hop sample ``evals/data/unseen-e``. Each set writes ``docs/`` (long
-manual pages, cleaned of navigation but kept in their format: HTML, and one page converted to Markdown), a corpus
-file (the gold passages of a multi-hop subset plus distractors) and a questions file (the set's
-``handwritten.jsonl`` - the questions over the documents - followed by the multi-hop subset). Then it checks the
-set as loaded: every ``gold_path`` must be a section of the tree the project's own tree builder makes of its
-document, and the answer strings of a question over a section must occur in that section's text (all of them; in
-the dev set, whose answers list aliases, at least one; yes/no answers aside); it exits non-zero naming every miss.
-``--check`` only checks. The output is deterministic: the same packages give the same files.
+other manual pages and from the first questions of the unseen multi-hop sample ``evals/data/unseen-e``;
+``--set unseen-b`` builds ``evals/data/mixed-unseen-b/`` from four more pages and the next questions of that sample.
+Each set writes ``docs/`` (long manual pages, cleaned of navigation but kept in their format: HTML, and one page
+converted to Markdown), a corpus file (the gold passages of a multi-hop subset plus distractors) and a questions
+file (the set's ``handwritten.jsonl`` - the questions over the documents - followed by the multi-hop subset). Then
+it checks the set as loaded: every ``gold_path`` must be a section of the tree the project's own tree builder makes
+of its document, and the answer strings of a question over a section must occur in that section's text (all of them;
+in the dev set, whose answers list aliases, at least one; yes/no answers aside); it exits non-zero naming every
+miss. ``--check`` only checks. The output is deterministic: the same packages give the same files.
 """
 
 from __future__ import annotations
@@ -46,8 +47,9 @@ class Spec:
     """Output name -> (source page, cleaner flavour: ``sphinx`` or ``docbook``)."""
     markdown_pages: dict[str, str]
     """Output name -> Python library page, converted by ``scripts/make_structured_docs.py`` (as the structured set)."""
-    multihop: dict[str, int]
-    """Multi-hop set folder under ``evals/data`` -> N: its first N questions (file order) join the set."""
+    multihop: dict[str, int | tuple[int, int]]
+    """Multi-hop set folder under ``evals/data`` -> N: its first N questions (file order) join the set; or -> (skip, N):
+    the N questions after its first ``skip``."""
     distractors: int
     """Non-gold passages kept per multi-hop set (the first by id, which are sha1-based: an arbitrary sample)."""
     questions_file: str
@@ -83,6 +85,20 @@ SETS = {
         },
         markdown_pages={"python-pathlib.md": "pathlib"},
         multihop={"unseen-e/musique": 4, "unseen-e/2wikimultihopqa": 4},
+        distractors=120,
+        questions_file="questions.jsonl",
+        corpus_file="corpus.jsonl",
+        every_answer=True,
+    ),
+    "unseen-b": Spec(
+        out=DATA / "mixed-unseen-b",
+        html_pages={
+            "python-zipfile.html": (PY_HTML / "zipfile.html", "sphinx"),
+            "pg-pgcrypto.html": (PG_HTML / "pgcrypto.html", "docbook"),
+            "pg-ddl-partitioning.html": (PG_HTML / "ddl-partitioning.html", "docbook"),
+        },
+        markdown_pages={"python-hashlib.md": "hashlib"},
+        multihop={"unseen-e/musique": (4, 4), "unseen-e/2wikimultihopqa": (4, 4)},  # the 4 after the unseen set's
         distractors=120,
         questions_file="questions.jsonl",
         corpus_file="corpus.jsonl",
@@ -131,10 +147,11 @@ def multihop_subset(spec: Spec) -> tuple[list[dict[str, Any]], list[dict[str, An
     """Questions and passages (gold first, then distractors) of the multi-hop subset."""
     questions: list[dict[str, Any]] = []
     passages: list[dict[str, Any]] = []
-    for folder, n in spec.multihop.items():
+    for folder, take in spec.multihop.items():
+        skip, n = (0, take) if isinstance(take, int) else take
         src = DATA / folder
         name = src.name  # musique / 2wikimultihopqa, whichever sample
-        qs = _jsonl(src, "*questions.jsonl")[:n]
+        qs = _jsonl(src, "*questions.jsonl")[skip : skip + n]
         corpus = _jsonl(src, "*corpus.jsonl")
         gold = {pid for q in qs for pid in q["supporting_passage_ids"]}
         kept = [p for p in corpus if p["id"] in gold]
