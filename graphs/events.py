@@ -73,8 +73,9 @@ class Routed(_Event):
     reason: str = ""
     source: str = "plan"
     """``plan`` (the planner's tool and reason), ``fallback`` (the plan named no usable tool: the fused search),
-    ``fused`` (the fixed fused pipeline, ``agent.routing="fused"``), ``correction``, ``router`` (the router LLM), or
-    ``first_pass`` (the whole question in one fused search, ``agent.first_pass``)."""
+    ``fused`` (the fixed fused pipeline, ``agent.routing="fused"``), ``correction``, ``router`` (the router LLM),
+    ``first_pass`` (the whole question in one fused search, ``agent.first_pass``), or ``section`` (the search just
+    routed, narrowed to the vector index because its best hit is a document section, ``agent.sections_by_vector``)."""
     attempt: int = 1
     """1 for a step's first search, then 2, 3... for its corrections."""
 

@@ -6,8 +6,10 @@ later search (its tools and why), each corrective step, and whether the run ende
 
 ``--alone``: records of one-tool strategies (``hybrid``, ``graph``, ``tree``) on the same questions; each question
 where some but not all of them found gold alone is judged against that oracle: was a tool that found gold among
-the agent's first search, or among its later searches? Gold found: the gold section for a document question
-(``section_recall``), else a gold passage in the top 5. A right answer: F1 ≥ 0.5. Nothing is run here.
+the agent's first search, or among its later searches? A ``section`` route (a search narrowed to the vector
+index when its best hit is a document section) replaces the route it narrows. Gold found: the gold section for a
+document question (``section_recall``), else a gold passage in the top 5. A right answer: F1 ≥ 0.5. Nothing is
+run here.
 """
 
 from __future__ import annotations
@@ -49,7 +51,12 @@ def decisions(store_at: str, tenant: str, runs: dict[str, str]) -> dict[str, dic
             for env in store.events(run_id, tenant=tenant):
                 ev = env.event
                 if isinstance(ev, Routed):
-                    routes.append({"tools": ev.tools, "source": ev.source, "reason": ev.reason, "query": ev.query})
+                    route = {"tools": ev.tools, "source": ev.source, "reason": ev.reason, "query": ev.query}
+                    if ev.source == "section" and routes:  # the same search, narrowed to the vector index
+                        route["source"] = f"{routes[-1]['source']}, section"
+                        routes[-1] = route
+                    else:
+                        routes.append(route)
                 elif isinstance(ev, Corrected):
                     corrections.append({"action": ev.action, "reason": ev.reason, "tools": ev.tools})
             out[qid] = {"routes": routes, "corrections": corrections}

@@ -43,7 +43,10 @@ def test_oracle_and_loop_tallies_come_from_the_traced_routes_and_corrections(tmp
     )
     store = TraceStore.open(tmp_path / "runs.sqlite")
     routes = {
-        "r1": [Routed(subq_index=0, subq="s", tools=["vector_search"], query="s", source="first_pass")],
+        "r1": [  # the fused first search, narrowed to the vector index (a section lookup)
+            Routed(subq_index=0, subq="s", tools=FUSED, query="s", source="first_pass"),
+            Routed(subq_index=0, subq="s", tools=["vector_search"], query="s", source="section"),
+        ],
         "r2": [
             Routed(subq_index=0, subq="s", tools=FUSED, query="s", source="first_pass"),
             Corrected(subq_index=0, action="hop", reason="describes an entity", tools=FUSED),
@@ -70,6 +73,7 @@ def test_oracle_and_loop_tallies_come_from_the_traced_routes_and_corrections(tmp
     assert (loop["runs"], loop["fired"], loop["by_action"]) == (3, 2, {"hop": 1, "switch": 1})
     assert (loop["gold_at_end"], loop["right_answer"]) == (2, 0)
     assert (loop["first_search_missed"], loop["recovered_gold"]) == (1, 1)
+    assert result["questions"][0]["first_search"] == ["vector_search"] and not result["questions"][0]["later_searches"]
     q3 = result["questions"][2]
     assert q3["first_search"] == ["vector_search"] and q3["later_searches"][0]["source"] == "correction"
     assert "| q3 | t | vector_search | correction: tree_search | switch | tree_search | yes | 0.00 |" in (
