@@ -164,14 +164,14 @@ def check_final(answer: str, *, not_found: bool, bridges: Sequence[str], kept_ev
     return ""
 
 
+# A leading "when" clause followed by a comma and another question word sets a condition and asks something else
+# ("When X is called with Y, which separators does it use?"): no date asked.
 _DATE_ASKED = re.compile(
     r"^\W*when\b(?![^?]*,\s*(?:which|what|who|whom|whose|where|how)\b)"
     r"|\b(?:what|which) (?:year|date|month|day|century|decade)\b",
     re.IGNORECASE,
 )
-"""A question that asks for a date ("When was ...", "In what year ..."). A "when" clause followed by a comma and
-another question word sets a condition and asks something else ("When X is called with Y, which separators does
-it use?")."""
+"""A date question ("When was ...", "In what year ..."); not "When X is called, which ...?" (a condition)."""
 MONTH_NAMES = (
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
     r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
