@@ -14,6 +14,7 @@ from knowledge.loaders import LoadError, load_file
 from knowledge.models import Document
 from knowledge.settings import IngestConfig, TreeConfig
 from knowledge.trees.build import build_tree
+from knowledge.trees.model import DocTree
 from knowledge.trees.pdf_outline import pdf_outline
 
 
@@ -42,12 +43,25 @@ def doc_passages(docs: Sequence[Document], cfg: IngestConfig, counter: PieceCoun
     return passages
 
 
-def section_paths(doc: Document, cfg: TreeConfig) -> set[tuple[str, ...]]:
-    """Every heading path of the document's tree (as tree search reports it), normalised."""
-    tree = build_tree(
+def _tree(doc: Document, cfg: TreeConfig) -> DocTree:
+    """The document's tree as tree search builds it."""
+    return build_tree(
         doc, max_children=cfg.max_children, paragraphs_per_section=cfg.paragraphs_per_section, outline=pdf_outline(doc)
     )
-    return {norm_path(node.heading_path) for node in tree.nodes}
+
+
+def section_paths(doc: Document, cfg: TreeConfig) -> set[tuple[str, ...]]:
+    """Every heading path of the document's tree (as tree search reports it), normalised."""
+    return {norm_path(node.heading_path) for node in _tree(doc, cfg).nodes}
+
+
+def section_texts(doc: Document, cfg: TreeConfig) -> dict[tuple[str, ...], list[str]]:
+    """Normalised heading path -> the text of each section with that path (the section and all below it; a title
+    may repeat)."""
+    texts: dict[tuple[str, ...], list[str]] = {}
+    for node in _tree(doc, cfg).nodes:
+        texts.setdefault(norm_path(node.heading_path), []).append(doc.text[node.start : node.end])
+    return texts
 
 
 def missing_gold_paths(dataset: Dataset, docs: Sequence[Document], cfg: TreeConfig) -> list[str]:

@@ -54,7 +54,7 @@ TOOL_OF = {"hybrid": "vector_search", "vector": "vector_search", "graph": "graph
 """The tool behind each one-tool strategy."""
 
 
-def _found(scores: dict[str, Any]) -> bool:
+def found_gold(scores: dict[str, Any]) -> bool:
     """Gold evidence among what was retrieved: the gold section for a document question, else a gold passage."""
     sec = scores.get("section_recall")
     return bool(sec) if sec is not None else bool(scores.get("recall@5"))
@@ -79,7 +79,7 @@ def oracle(folders: list[Path], agent: str = "agent") -> str:
     agree = judged = 0
     for qid, r in records[agent].items():
         first = (r.get("trajectory") or {}).get("tool_calls", ["–"])[0]
-        found = sorted(TOOL_OF[n] for n, recs in alone.items() if qid in recs and _found(recs[qid]["scores"]))
+        found = sorted(TOOL_OF[n] for n, recs in alone.items() if qid in recs and found_gold(recs[qid]["scores"]))
         right = sorted(
             TOOL_OF[n] for n, recs in alone.items() if qid in recs and (recs[qid]["scores"].get("f1") or 0) >= 0.5
         )

@@ -191,26 +191,22 @@ def missing_answers(dataset: Dataset, docs: list[Document], cfg: TreeConfig, eve
     """One message per gold section whose text (the section and all below it, in the tree the project's tree
     builder makes) lacks the question's answer strings (``every``: all of them; else at least one), case
     and whitespace compared loosely. Questions answered yes/no are skipped: such answers are checked by reading."""
+    from agents.roles.checks import YES_NO
+    from evals.documents import section_texts
     from evals.metrics import norm_path
-    from knowledge.trees.build import build_tree
-    from knowledge.trees.pdf_outline import pdf_outline
 
-    texts: dict[tuple[str, tuple[str, ...]], list[str]] = {}  # (doc, normalised path) -> texts (titles may repeat)
-    for doc in docs:
-        outline = pdf_outline(doc)  # as evals.documents.section_paths builds it
-        tree = build_tree(
-            doc, max_children=cfg.max_children, paragraphs_per_section=cfg.paragraphs_per_section, outline=outline
-        )
-        for node in tree.nodes:
-            texts.setdefault((doc.id, norm_path(node.heading_path)), []).append(_loose(doc.text[node.start : node.end]))
+    texts = {
+        doc.id: {path: [_loose(t) for t in found] for path, found in section_texts(doc, cfg).items()} for doc in docs
+    }
     problems = []
     for q in dataset.questions:
-        if all(_loose(a) in {"yes", "no"} for a in q.answers):  # also skips absent questions (no answers)
+        if all(_loose(a) in YES_NO for a in q.answers):  # also skips absent questions (no answers)
             continue
         for doc_id, path in q.gold_sections:
-            found = texts.get((doc_id, norm_path(path)))
-            if found is None:  # a missing path is reported by missing_gold_paths
+            sections = texts.get(doc_id, {}).get(norm_path(path))
+            if sections is None:  # a missing path is reported by missing_gold_paths
                 continue
+            found = [_loose(text) for text in sections]
             missing = [a for a in q.answers if not any(_loose(a) in text for text in found)]
             if missing and (every or len(missing) == len(q.answers)):
                 problems.append(f"question {q.id!r}: {missing!r} not in {doc_id!r} > {' > '.join(path)!r}")

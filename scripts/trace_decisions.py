@@ -21,23 +21,18 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # scripts/by_type_table
+
+from by_type_table import TOOL_OF, found_gold
 
 from graphs.events import Corrected, Routed
 from graphs.stores import open_run_store
 
-TOOL_OF = {"hybrid": "vector_search", "vector": "vector_search", "graph": "graph_search", "tree": "tree_search"}
-"""The tool behind each one-tool strategy."""
 RIGHT_F1 = 0.5
 
 
 def _records(path: Path) -> dict[str, dict[str, Any]]:
     return {r["question_id"]: r for r in map(json.loads, path.read_text().splitlines()) if r}
-
-
-def found_gold(scores: dict[str, Any]) -> bool:
-    """Gold among what was retrieved: the gold section for a document question, else a gold passage in the top 5."""
-    sec = scores.get("section_recall")
-    return bool(sec) if sec is not None else bool(scores.get("recall@5"))
 
 
 def decisions(store_at: str, tenant: str, runs: dict[str, str]) -> dict[str, dict[str, Any]]:
@@ -71,8 +66,8 @@ def report(
     """Per-question rows plus the oracle and corrective-loop tallies."""
     rows = []
     oracle = {"judged": 0, "first_search_agrees": 0, "any_search_agrees": 0}
-    loop = {"runs": 0, "fired": 0, "by_action": {}, "gold_at_end": 0, "right_answer": 0, "first_search_missed": 0}
-    loop["recovered_gold"] = 0
+    loop: dict[str, Any] = {"runs": 0, "fired": 0, "by_action": {}, "gold_at_end": 0, "right_answer": 0}
+    loop |= {"first_search_missed": 0, "recovered_gold": 0}
     for qid, rec in agent.items():
         t = traced.get(qid, {"routes": [], "corrections": []})
         first = sorted(t["routes"][0]["tools"]) if t["routes"] else []
