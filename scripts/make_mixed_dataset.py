@@ -1,11 +1,12 @@
 """Rebuild a mixed knowledge-base question set from installed Debian documentation and shipped multi-hop sets.
 
     apt-get update && apt-get install -y python3.11-doc postgresql-doc-15
-    .venv/bin/python scripts/make_mixed_dataset.py [--set {dev,unseen,unseen-b}] [--check]
+    .venv/bin/python scripts/make_mixed_dataset.py [--set {dev,unseen,unseen-b,unseen-c}] [--check]
 
 ``--set dev`` (the default) builds ``evals/data/mixed/``; ``--set unseen`` builds ``evals/data/mixed-unseen/`` from
 other manual pages and from the first questions of the unseen multi-hop sample ``evals/data/unseen-e``;
-``--set unseen-b`` builds ``evals/data/mixed-unseen-b/`` from four more pages and the next questions of that sample.
+``--set unseen-b`` and ``--set unseen-c`` build ``evals/data/mixed-unseen-b/`` and ``evals/data/mixed-unseen-c/``, each
+from four more pages and the next questions of that sample.
 Each set writes ``docs/`` (long manual pages, cleaned of navigation but kept in their format: HTML, and one page
 converted to Markdown), a corpus file (the gold passages of a multi-hop subset plus distractors) and a questions
 file (the set's ``handwritten.jsonl`` - the questions over the documents - followed by the multi-hop subset). Then
@@ -99,6 +100,20 @@ SETS = {
         },
         markdown_pages={"python-hashlib.md": "hashlib"},
         multihop={"unseen-e/musique": (4, 4), "unseen-e/2wikimultihopqa": (4, 4)},  # the 4 after the unseen set's
+        distractors=120,
+        questions_file="questions.jsonl",
+        corpus_file="corpus.jsonl",
+        every_answer=True,
+    ),
+    "unseen-c": Spec(
+        out=DATA / "mixed-unseen-c",
+        html_pages={
+            "python-csv.html": (PY_HTML / "csv.html", "sphinx"),
+            "pg-arrays.html": (PG_HTML / "arrays.html", "docbook"),
+            "pg-rangetypes.html": (PG_HTML / "rangetypes.html", "docbook"),
+        },
+        markdown_pages={"python-shutil.md": "shutil"},
+        multihop={"unseen-e/musique": (8, 4), "unseen-e/2wikimultihopqa": (8, 4)},  # the 4 after unseen-b's
         distractors=120,
         questions_file="questions.jsonl",
         corpus_file="corpus.jsonl",
