@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from agents.prompting import Block, PromptBuilder
 from agents.roles.prefix import builder_for
+from agents.roles.reader import reader_builder
 from graphs.context import context_blocks
 from graphs.deps import Deps
 from graphs.state import AgentState
@@ -23,6 +24,9 @@ class Kit:
     answer_builder: PromptBuilder
     """The same prefix without the plan patterns: the one-call baseline's, for the first pass's plain answer call
     (the patterns prime a model to answer a question's first hop; ``agent.first_pass_answer = "plain"``)."""
+    reader_builder: PromptBuilder
+    """The plain reader's own short prefix (``agents.roles.reader``), for the first pass's answer after a section
+    lookup (``agent.section_answer = "reader"``)."""
 
     @property
     def cfg(self) -> AgentConfig:
@@ -66,4 +70,5 @@ def make_kit(deps: Deps, *, planning: bool = True, tools: Collection[str] | None
     described = {n: deps.tools[n].description for n in names if n in deps.tools}
     answer_builder = builder_for(described, planning=False, partition=deps.cache_partition)
     builder = builder_for(described, planning=True, partition=deps.cache_partition) if planning else answer_builder
-    return Kit(deps=deps, builder=builder, answer_builder=answer_builder)
+    reader = reader_builder(partition=deps.cache_partition)
+    return Kit(deps=deps, builder=builder, answer_builder=answer_builder, reader_builder=reader)

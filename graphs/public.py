@@ -12,6 +12,7 @@ from agents.llm.model_files import sha256_file
 from agents.llm.unavailable import NoLLM
 from agents.prompting import Block, PromptBuilder
 from agents.prompts import render as render_prompt
+from agents.roles import reader
 from tools.base import RetrievalTool, ToolError
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "binary_problem",
     "llm_calls",
     "local_backend",
+    "reader",
     "render_prompt",
     "sha256_file",
 ]

@@ -166,6 +166,9 @@ class AgentState(TypedDict, total=False):
     """The first pass's answer that looked like a first hop (``agent.check_next_hop``): the ``hop`` correction
     asked on from it (``agents.roles.hop.hop_question``), and the next answer must go past it. Empty when no hop
     was taken."""
+    section_lookup: bool
+    """The first pass's search was a section lookup (``agent.sections_by_vector``: its vector list's best hit lies
+    in a long sectioned document, so the vector list alone was kept)."""
     first_pass_skipped: str
     """Why the first pass's call was skipped for this question (``agent.first_pass_skips_comparisons``: its search
     ran, its answer would have been replanned), or empty."""

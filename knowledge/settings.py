@@ -239,6 +239,12 @@ class AgentConfig(BaseModel):
     state every fact it needs, and answers. ``plain``: the one-call baseline's own answer call (a short answer and
     its labels, as plain text); the labels it cites are the passages it kept, and the kind is short. Prose-form
     questions always take the combined call (it chooses prose or short)."""
+    section_answer: Literal["combined", "reader"] = "combined"
+    """How the first pass answers a factoid-form question when its search was a section lookup
+    (``sections_by_vector``). ``combined``: as any first pass (``first_pass_answer``). ``reader``: the retrieval
+    strategies' plain reader (``agents.roles.reader``: its own short system prompt, the passages shown whole, then
+    the question; a short answer and its labels); the passages it cites are the ones kept, and its answer goes
+    through the same checks (evals/data/mixed-unseen-c/PLAN.md)."""
     prose_max_tokens: int = 320
     """Token cap of a prose answer (summaries, explanations, how-to); factoids keep ``answer_max_tokens``."""
     prose_max_chars: int = 900

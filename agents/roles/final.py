@@ -20,6 +20,8 @@ from agents.llm.structured import parse_output
 from agents.prompting import Block, PromptBuilder
 from agents.prompts import render
 from agents.roles.answerer import answer_messages
+from agents.roles.reader import MAX_TOKENS as READER_MAX_TOKENS
+from agents.roles.reader import reader_messages
 from agents.roles.schemas import FinalOut, FirstPassOut, narrowed, with_answer_bound
 
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
@@ -132,6 +134,28 @@ async def plain_answer(
     done: Completion | None = None
     messages = answer_messages(builder, context, question)
     async for event in llm.stream(messages, options=CallOptions(max_tokens=max_tokens)):
+        if isinstance(event, TextDelta):
+            on_text(event.text)
+        elif isinstance(event, StreamDone):
+            done = event.completion
+    assert done is not None, "LLM stream ended without StreamDone"
+    return done
+
+
+async def reader_answer(
+    llm: LLMBackend,
+    builder: PromptBuilder,
+    passages: Sequence[tuple[str, str]],
+    *,
+    question: str,
+    on_text: Callable[[str], None],
+) -> Completion:
+    """The first pass's answer after a section lookup (``agent.section_answer = "reader"``): the plain reader's
+    call (``agents.roles.reader``) on ``passages`` (``(title, text)``, labelled ``[P1]`` … in order), streamed to
+    ``on_text``."""
+    done: Completion | None = None
+    options = CallOptions(max_tokens=READER_MAX_TOKENS, temperature=0.0)
+    async for event in llm.stream(reader_messages(builder, question, passages), options=options):
         if isinstance(event, TextDelta):
             on_text(event.text)
         elif isinstance(event, StreamDone):

@@ -105,6 +105,13 @@ register_strategy(
     needs_llm=True,
 )
 register_strategy(
+    "agent_section_reader",
+    _graph_factory("agent_section_reader", stream_run, section_answer="reader"),
+    "The agent whose first pass answers after a section lookup with the retrieval strategies' plain reader "
+    "(agent.section_answer = reader)",
+    needs_llm=True,
+)
+register_strategy(
     "agent_compare_direction",
     _graph_factory("agent_compare_direction", stream_run, compare_direction_check=True),
     "The agent with agent.compare_direction_check on (the default since sample C's item 2): an ordering the planner "

@@ -1,36 +1,24 @@
-"""One-call reader for retrieval strategies: answer from the top passages, citing them by label."""
+"""One-call reader for retrieval strategies: answer from the top passages, citing them by label (the plain reader
+of ``agents.roles.reader``, the same call the agent's first pass makes after a section lookup)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from evals.records import Outcome
-from graphs.public import Block, CallOptions, LLMBackend, PromptBuilder, render_prompt
+from graphs.public import CallOptions, LLMBackend, reader
 
-SYSTEM = render_prompt("eval_reader")
+SYSTEM = reader.SYSTEM
 """The reader's system prompt (``agents/prompts/eval_reader.txt``)."""
-_LABEL = re.compile(r"\[P(\d+)\]")
-
-
-def split_answer(text: str, ids: Sequence[str]) -> tuple[str, list[str]]:
-    """The answer with its ``[Pn]`` labels removed, and the passage ids those labels point at."""
-    cited = [ids[int(n) - 1] for n in _LABEL.findall(text) if 1 <= int(n) <= len(ids)]
-    answer = _LABEL.sub("", text).strip().splitlines()[0] if text.strip() else ""
-    return answer.strip().strip("[]\"'").strip().rstrip("."), cited
-
-
-def cited_indices(text: str, n: int) -> list[int]:
-    """0-based indices of the passages the ``[Pn]`` labels of ``text`` point at (out-of-range labels dropped)."""
-    return [int(m) - 1 for m in _LABEL.findall(text) if 1 <= int(m) <= n]
+split_answer = reader.split_answer
 
 
 class Reader:
     """Answers a question from given passages with a single LLM call."""
 
-    def __init__(self, llm: LLMBackend, *, max_tokens: int = 48) -> None:
+    def __init__(self, llm: LLMBackend, *, max_tokens: int = reader.MAX_TOKENS) -> None:
         self.llm = llm
-        self.builder = PromptBuilder(SYSTEM)
+        self.builder = reader.reader_builder()
         self.max_tokens = max_tokens
 
     async def answer(
@@ -43,12 +31,11 @@ class Reader:
     ) -> Outcome:
         """Fill ``answer``, ``cited_ids`` (and their section ``paths``, one per passage, when given) and usage into
         ``base`` (passages are ``(id, title, text)``)."""
-        body = "\n\n".join(f"[P{i}] {title}: {text}" for i, (_, title, text) in enumerate(passages, start=1))
-        blocks = [Block("Passages", body or "(none)"), Block("Question", question)]
-        messages = self.builder.build(blocks, render_prompt("eval_reader_task"))
+        messages = reader.reader_messages(self.builder, question, [(title, text) for _, title, text in passages])
         done = await self.llm.complete(messages, options=CallOptions(max_tokens=self.max_tokens, temperature=0.0))
         answer, cited = split_answer(done.text, [pid for pid, _, _ in passages])
-        cited_paths = [paths[i] for i in cited_indices(done.text, len(passages))] if len(paths) == len(passages) else []
+        shown = reader.cited_indices(done.text, len(passages))
+        cited_paths = [paths[i] for i in shown] if len(paths) == len(passages) else []
         usage = done.usage
         return base.model_copy(
             update={

@@ -11,11 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from agents.llm import LLMOutputError
+from agents.prompting import clean_title, one_line
 from agents.roles.answerer import cited_labels
 from agents.roles.checks import prose_form
-from agents.roles.final import grade_and_answer, plain_answer
+from agents.roles.final import grade_and_answer, plain_answer, reader_answer
 from agents.roles.grader import Candidate, grade, keep_rules
 from agents.roles.hop import hop_question
+from agents.roles.reader import split_answer
 from agents.roles.router import unnamed
 from agents.roles.schemas import FirstPassOut
 from graphs.context import shown_evidence
@@ -56,8 +58,28 @@ def make(kit: Kit) -> Any:
             question = hop_question(question, state["hop_from"]) or (
                 f"{question} (found on the way: {state['hop_from']}; answer what the question asks about it)"
             )
-        plain = final and first and cfg.first_pass_answer == "plain" and not prose_form(state["question"])
-        if plain:  # the baseline's answer call on the same passages; what it cites is what it kept
+        factoid_first = final and first and not prose_form(state["question"])
+        read = factoid_first and cfg.section_answer == "reader" and bool(state.get("section_lookup"))
+        plain = factoid_first and cfg.first_pass_answer == "plain"
+        if read and not state.get("hop_from"):  # after a section lookup: the plain reader, the passages shown whole
+            shown = shown_evidence(state, cfg.keep_dropped)
+            passages = [
+                (clean_title(str(r["item"].get("title", ""))), one_line(str(r["item"].get("text", "")))) for r in shown
+            ]
+            call = await reader_answer(
+                kit.deps.llm,
+                kit.reader_builder,
+                passages,
+                question=question,
+                on_text=lambda piece: meter.emit(Token(text=piece, node="answer")),
+            )
+            meter.record("first_pass", [call])
+            said, cited = split_answer(call.text, [r["label"] for r in shown])
+            relevant = [lbl for lbl in cited if lbl in labels] or labels  # none cited: keep, fail open
+            draft = f"{said} {''.join(f'[{lbl}]' for lbl in relevant if lbl in cited)}".strip()
+            first_update = {"answer_kind": "short", "first_complete": True}
+            answer = ""
+        elif plain:  # the baseline's answer call on the same passages; what it cites is what it kept
             call = await plain_answer(
                 kit.deps.llm,
                 kit.answer_builder,  # the baseline's prefix: no plan patterns priming a first-hop answer
@@ -127,6 +149,8 @@ def make(kit: Kit) -> Any:
             update["answered_from"] = [r["label"] for r in shown_evidence(state, cfg.keep_dropped)]
             update.update(first_update)
             update[SUMMARY_KEY]["complete"] = first_update.get("first_complete")
+            if read and not state.get("hop_from"):
+                update[SUMMARY_KEY]["reader"] = "plain reader after a section lookup (agent.section_answer)"
         return update
 
     return run

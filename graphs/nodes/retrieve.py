@@ -202,6 +202,8 @@ def make(kit: Kit) -> Any:
             SUMMARY_KEY: {"tools": tools, "new_evidence": new},
         }
         first = not state.get("tool_calls")
+        if first and state.get("first_pass") and tools != list(choice["tools"]):  # the section rule kept one list
+            update["section_lookup"] = True
         if first and kit.cfg.check_absent_names and INDEX_TOOL in kit.allowed(state):
             absent = await unknown_names(kit.deps.tools, state["question"], [ev for _, f in results for ev in f])
             if absent:  # the knowledge base never names it: "not found" now, no answer call

@@ -180,3 +180,39 @@ def first_by(*keywords: str, answer: str = "", complete: bool = True, kind: str 
         return j(relevant=relevant, kind=kind, complete=complete, answer=cited)
 
     return reply
+
+
+class DepthTool(ListTool):
+    """A ListTool that records the depth each search asked for."""
+
+    def __init__(self, name: str, passages: Any) -> None:
+        super().__init__(name, passages)
+        self.ks: list[int] = []
+
+    async def search(self, query: str, *, k: int = 5, filters: Any = None) -> list[Any]:
+        self.ks.append(k)
+        return await super().search(query, k=k, filters=filters)
+
+
+class SectionTool(DepthTool):
+    """A DepthTool whose passages of the manual lie under headings (``section_path``), as a chunked document's do,
+    and whose index says how many passages each document holds (``tools.base.DocumentSizes``; the manual: ``size``)."""
+
+    def __init__(self, name: str, passages: Any, size: int = 40) -> None:
+        super().__init__(name, passages)
+        self.size = size
+        self.sized: list[str] = []
+
+    async def document_passages(self, doc_id: str) -> int:
+        self.sized.append(doc_id)
+        return self.size if doc_id == "manual" else 1
+
+    async def search(self, query: str, *, k: int = 5, filters: Any = None) -> list[Any]:
+        found = await super().search(query, k=k, filters=filters)
+        return [
+            e.model_copy(update={"section_path": ["Handlers", "Rotation"]}) if e.doc_id == "manual" else e
+            for e in found
+        ]
+
+
+MANUAL = ("manual", "Logging HOWTO", "The RotatingFileHandler rotates log files when they reach maxBytes.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_support import PASSAGES, ListTool, MakeDeps, of_kind
+from agent_support import MANUAL, PASSAGES, DepthTool, MakeDeps, SectionTool, of_kind
 
 from agents.llm import ScriptedLLM
 from graphs.runner import RunRequest
@@ -12,18 +12,6 @@ from graphs.single_shot import first_search, stream_single_shot_fused
 from knowledge.models import Evidence
 
 Q = "Where was Christopher Nolan born?"
-
-
-class DepthTool(ListTool):
-    """A ListTool that records the depth each search asked for."""
-
-    def __init__(self, name: str, passages: Any) -> None:
-        super().__init__(name, passages)
-        self.ks: list[int] = []
-
-    async def search(self, query: str, *, k: int = 5, filters: Any = None) -> list[Any]:
-        self.ks.append(k)
-        return await super().search(query, k=k, filters=filters)
 
 
 def tools() -> list[DepthTool]:
@@ -59,30 +47,6 @@ async def test_a_deeper_k_extends_the_fused_list_without_reordering_its_head(mak
     assert len(head) == 2 and len(deeper) == 4
     assert [e.id for e in deeper[:2]] == [e.id for e in head]
     assert vector.ks == [3, 4] and graph.ks == [3, 4]  # depth is max(k, fusion_depth)
-
-
-class SectionTool(DepthTool):
-    """A DepthTool whose passages of the manual lie under headings (``section_path``), as a chunked document's do,
-    and whose index says how many passages each document holds (``tools.base.DocumentSizes``; the manual: ``size``)."""
-
-    def __init__(self, name: str, passages: Any, size: int = 40) -> None:
-        super().__init__(name, passages)
-        self.size = size
-        self.sized: list[str] = []
-
-    async def document_passages(self, doc_id: str) -> int:
-        self.sized.append(doc_id)
-        return self.size if doc_id == "manual" else 1
-
-    async def search(self, query: str, *, k: int = 5, filters: Any = None) -> list[Any]:
-        found = await super().search(query, k=k, filters=filters)
-        return [
-            e.model_copy(update={"section_path": ["Handlers", "Rotation"]}) if e.doc_id == "manual" else e
-            for e in found
-        ]
-
-
-MANUAL = ("manual", "Logging HOWTO", "The RotatingFileHandler rotates log files when they reach maxBytes.")
 
 
 async def test_a_best_vector_hit_under_headings_is_a_section_lookup_without_the_graph(make_deps: MakeDeps) -> None:
