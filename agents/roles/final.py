@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from agents.llm import CallOptions, Completion, LLMBackend, StreamDone, TextDelta
 from agents.llm.bounds import token_budget
 from agents.llm.structured import parse_output
+from agents.llm.types import Message
 from agents.prompting import Block, PromptBuilder
 from agents.prompts import render
 from agents.roles.answerer import answer_messages
@@ -120,6 +121,20 @@ async def grade_and_answer(
         return None, done
 
 
+async def _streamed(
+    llm: LLMBackend, messages: list[Message], options: CallOptions, on_text: Callable[[str], None]
+) -> Completion:
+    """One plain-text call, each piece of its reply passed to ``on_text`` as it is decoded."""
+    done: Completion | None = None
+    async for event in llm.stream(messages, options=options):
+        if isinstance(event, TextDelta):
+            on_text(event.text)
+        elif isinstance(event, StreamDone):
+            done = event.completion
+    assert done is not None, "LLM stream ended without StreamDone"
+    return done
+
+
 async def plain_answer(
     llm: LLMBackend,
     builder: PromptBuilder,
@@ -131,15 +146,8 @@ async def plain_answer(
 ) -> Completion:
     """The first pass's plain answer (``agent.first_pass_answer = "plain"``): the one-call baseline's own answer
     call on the same evidence (a short answer and its labels as plain text, no JSON), streamed to ``on_text``."""
-    done: Completion | None = None
     messages = answer_messages(builder, context, question)
-    async for event in llm.stream(messages, options=CallOptions(max_tokens=max_tokens)):
-        if isinstance(event, TextDelta):
-            on_text(event.text)
-        elif isinstance(event, StreamDone):
-            done = event.completion
-    assert done is not None, "LLM stream ended without StreamDone"
-    return done
+    return await _streamed(llm, messages, CallOptions(max_tokens=max_tokens), on_text)
 
 
 async def reader_answer(
@@ -153,12 +161,5 @@ async def reader_answer(
     """The first pass's answer after a section lookup (``agent.section_answer = "reader"``): the plain reader's
     call (``agents.roles.reader``) on ``passages`` (``(title, text)``, labelled ``[P1]`` … in order), streamed to
     ``on_text``."""
-    done: Completion | None = None
-    options = CallOptions(max_tokens=READER_MAX_TOKENS, temperature=0.0)
-    async for event in llm.stream(reader_messages(builder, question, passages), options=options):
-        if isinstance(event, TextDelta):
-            on_text(event.text)
-        elif isinstance(event, StreamDone):
-            done = event.completion
-    assert done is not None, "LLM stream ended without StreamDone"
-    return done
+    messages = reader_messages(builder, question, passages)
+    return await _streamed(llm, messages, CallOptions(max_tokens=READER_MAX_TOKENS, temperature=0.0), on_text)
