@@ -108,7 +108,7 @@ register_strategy(
     "agent_section_reader",
     _graph_factory("agent_section_reader", stream_run, section_answer="reader"),
     "The agent whose first pass answers after a section lookup with the retrieval strategies' plain reader "
-    "(agent.section_answer = reader)",
+    "(agent.section_answer = reader, the default since evals/data/mixed-unseen-c/PLAN.md)",
     needs_llm=True,
 )
 register_strategy(

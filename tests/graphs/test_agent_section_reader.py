@@ -1,6 +1,6 @@
-"""``agent.section_answer = "reader"``: after a section lookup the first pass answers with the plain reader's call
-(its own prefix, the passages shown whole, no JSON); any other first pass keeps the combined call. Driven by the
-scripted double over tiny real tools."""
+"""``agent.section_answer = "reader"`` (the default): after a section lookup the first pass answers with the plain
+reader's call (its own prefix, the passages shown whole, no JSON); any other first pass keeps the combined call.
+Driven by the scripted double over tiny real tools."""
 
 from __future__ import annotations
 
@@ -35,10 +35,10 @@ def read_by(answer: str) -> object:
     return reply
 
 
-async def test_a_section_lookup_first_pass_answers_with_the_plain_reader(make_deps: MakeDeps) -> None:
+async def test_a_section_lookup_first_pass_answers_with_the_plain_reader_by_default(make_deps: MakeDeps) -> None:
     llm = ScriptedLLM([read_by("RotatingFileHandler"), OK])
     vector, graph = knowledge()
-    envs = await run_all(make_deps(llm, [vector, graph], top_k=3, **READER), SECTION_Q)
+    envs = await run_all(make_deps(llm, [vector, graph], top_k=3, first_pass=True), SECTION_Q)
     assert graph.ks == []  # a section lookup: the graph was not asked
     assert [u.role for u in of_kind(envs, "usage")] == ["first_pass", "verifier"]
     answer = of_kind(envs, "answer")[0]
@@ -67,9 +67,11 @@ async def test_a_passage_question_keeps_the_combined_call(make_deps: MakeDeps) -
     assert of_kind(envs, "answer")[0].text == "London"
 
 
-async def test_the_default_answers_a_section_lookup_with_the_combined_call(make_deps: MakeDeps) -> None:
+async def test_section_answer_combined_answers_a_section_lookup_with_the_combined_call(make_deps: MakeDeps) -> None:
     llm = ScriptedLLM([first_by("RotatingFileHandler", answer="RotatingFileHandler"), OK])
     vector, graph = knowledge()
-    envs = await run_all(make_deps(llm, [vector, graph], top_k=3, first_pass=True), SECTION_Q)
+    envs = await run_all(
+        make_deps(llm, [vector, graph], top_k=3, first_pass=True, section_answer="combined"), SECTION_Q
+    )
     assert graph.ks == [] and llm.calls[0][0][0]["content"] != reader.SYSTEM
     assert of_kind(envs, "answer")[0].text == "RotatingFileHandler"
