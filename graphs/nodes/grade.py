@@ -59,9 +59,14 @@ def make(kit: Kit) -> Any:
                 f"{question} (found on the way: {state['hop_from']}; answer what the question asks about it)"
             )
         factoid_first = final and first and not prose_form(state["question"])
-        read = factoid_first and cfg.section_answer == "reader" and bool(state.get("section_lookup"))
+        read = (
+            factoid_first
+            and cfg.section_answer == "reader"
+            and bool(state.get("section_lookup"))
+            and not state.get("hop_from")
+        )
         plain = factoid_first and cfg.first_pass_answer == "plain"
-        if read and not state.get("hop_from"):  # after a section lookup: the plain reader, the passages shown whole
+        if read:  # after a section lookup: the plain reader, the passages shown whole
             shown = shown_evidence(state, cfg.keep_dropped)
             passages = [
                 (clean_title(str(r["item"].get("title", ""))), one_line(str(r["item"].get("text", "")))) for r in shown
@@ -75,8 +80,9 @@ def make(kit: Kit) -> Any:
             )
             meter.record("first_pass", [call])
             said, cited = split_answer(call.text, [r["label"] for r in shown])
-            relevant = [lbl for lbl in cited if lbl in labels] or labels  # none cited: keep, fail open
-            draft = f"{said} {''.join(f'[{lbl}]' for lbl in relevant if lbl in cited)}".strip()
+            kept = [lbl for lbl in cited if lbl in labels]
+            relevant = kept or labels  # none cited: keep, fail open
+            draft = f"{said} {''.join(f'[{lbl}]' for lbl in kept)}".strip()
             first_update = {"answer_kind": "short", "first_complete": True}
             answer = ""
         elif plain:  # the baseline's answer call on the same passages; what it cites is what it kept
@@ -149,7 +155,7 @@ def make(kit: Kit) -> Any:
             update["answered_from"] = [r["label"] for r in shown_evidence(state, cfg.keep_dropped)]
             update.update(first_update)
             update[SUMMARY_KEY]["complete"] = first_update.get("first_complete")
-            if read and not state.get("hop_from"):
+            if read:
                 update[SUMMARY_KEY]["reader"] = "plain reader after a section lookup (agent.section_answer)"
         return update
 
