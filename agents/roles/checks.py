@@ -71,10 +71,43 @@ _OR_IDIOMS = re.compile(r"\bor (?:equal|more|fewer|less|so)\b|\bwhether or not\b
 """An "or" that offers no options: "greater than or equal to", "one or more", "whether or not", "and/or"."""
 
 
+_OR = re.compile(r"\bor\b", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(r"[,:;]")
+_OPTION_START = re.compile(r"[\"'\u201c\u2018\u00ab(]?[A-Z0-9\u00c0-\u00de]")
+"""A named option's first word: a capital, a digit or an opening quote."""
+_ARTICLES = ("the ", "a ", "an ")
+
+
+def _names_an_option(word: str) -> bool:
+    return bool(_OPTION_START.match(word))
+
+
+def offers_options(text: str, at: re.Match[str]) -> bool:
+    """Does the "or" at ``at`` join two options? They end the question, after its last comma or colon ("Which film
+    came out first, Dune or Alien?"); or both are names: the word before it and the one after it (an article
+    skipped) are capitalised, numbers or quoted ("Was Angus Wagner or Juan Carlos Falcón born first?")."""
+    before, after = text[: at.start()], text[at.end() :]
+    if _CLAUSE_BREAK.search(before) and not _CLAUSE_BREAK.search(after):
+        return True
+    prev = before.split()[-1:] or [""]
+    rest = after.strip()
+    for article in _ARTICLES:
+        if rest.lower().startswith(article):
+            rest = rest[len(article) :]
+            break
+    return _names_an_option(prev[0]) and _names_an_option(rest)
+
+
 def is_choice(question: str) -> bool:
-    """True for an either/or question ("X or Y?"), whose answer is one of the entities it names; an "or" inside an
-    idiom that offers no options (``_OR_IDIOMS``) does not count."""
-    return bool(re.search(r"\bor\b", _OR_IDIOMS.sub(" ", question), re.IGNORECASE))
+    """True for an either/or question, whose answer is one of the options it names: an "or" that joins options
+    (``offers_options``), or any "or" of a question in yes/no form ("Is the river longer than the canal or not?").
+    An "or" inside an idiom that offers no options (``_OR_IDIOMS``) does not count, nor one inside a clause that
+    lists alternatives of a description ("a file moved to the trash or recycle bin", "created or updated")."""
+    text = _OR_IDIOMS.sub(" ", question)
+    ors = list(_OR.finditer(text))
+    if not ors:
+        return False
+    return asks_yes_no(question) or any(offers_options(text, m) for m in ors)
 
 
 _YES_NO_QUESTION = re.compile(r"^\W*(?:is|are|was|were|do|does|did|has|have|had)\s+(?!you\b|i\b|we\b)\w", re.IGNORECASE)

@@ -176,6 +176,16 @@ def test_routed_steps_keep_their_tool_and_an_unusable_one_falls_back() -> None:
         ("Does the flag apply whether or not the file exists?", False),
         ("Which clauses take and/or in a rule?", False),
         ("Which method returns the nearest integer?", False),
+        # options named on both sides of the "or", or a question in yes/no form
+        ("Was Angus Wagner or Juan Carlos Falcón born first?", True),
+        ("Which band, Letters to Cleo or Screaming Trees, had more members?", True),
+        ("Which film was released more recently, An Empress And The Warriors or Die Screaming, Marianne?", True),
+        ("Is the default separator a comma or a tab?", True),
+        # an "or" between alternatives of a description, not options to choose from
+        ("Which function moves a file to the trash or recycle bin instead of deleting it?", False),
+        ("Above what size is the lock released when a hash is created or updated?", False),
+        ("Who directed the film that was shot in or around Leland, North Carolina in 1986?", False),
+        ("Which getter converts values like 'yes' or 'on' to a boolean?", False),
     ],
 )
 def test_an_or_offers_a_choice_unless_it_is_an_idiom(question: str, choice: bool) -> None:
