@@ -1,12 +1,13 @@
 """Rebuild a mixed knowledge-base question set from installed Debian documentation and shipped multi-hop sets.
 
     apt-get update && apt-get install -y python3.11-doc postgresql-doc-15
-    .venv/bin/python scripts/make_mixed_dataset.py [--set {dev,unseen,unseen-b,unseen-c}] [--check]
+    .venv/bin/python scripts/make_mixed_dataset.py [--set {dev,unseen,unseen-b,unseen-c,unseen-d}] [--check]
 
 ``--set dev`` (the default) builds ``evals/data/mixed/``; ``--set unseen`` builds ``evals/data/mixed-unseen/`` from
 other manual pages and from the first questions of the unseen multi-hop sample ``evals/data/unseen-e``;
-``--set unseen-b`` and ``--set unseen-c`` build ``evals/data/mixed-unseen-b/`` and ``evals/data/mixed-unseen-c/``, each
-from four more pages and the next questions of that sample.
+``--set unseen-b``, ``--set unseen-c`` and ``--set unseen-d`` build ``evals/data/mixed-unseen-b/``,
+``evals/data/mixed-unseen-c/`` and ``evals/data/mixed-unseen-d/``, each from four more pages and the next questions
+of that sample.
 Each set writes ``docs/`` (long manual pages, cleaned of navigation but kept in their format: HTML, and one page
 converted to Markdown), a corpus file (the gold passages of a multi-hop subset plus distractors) and a questions
 file (the set's ``handwritten.jsonl`` - the questions over the documents - followed by the multi-hop subset). Then
@@ -114,6 +115,20 @@ SETS = {
         },
         markdown_pages={"python-shutil.md": "shutil"},
         multihop={"unseen-e/musique": (8, 4), "unseen-e/2wikimultihopqa": (8, 4)},  # the 4 after unseen-b's
+        distractors=120,
+        questions_file="questions.jsonl",
+        corpus_file="corpus.jsonl",
+        every_answer=True,
+    ),
+    "unseen-d": Spec(
+        out=DATA / "mixed-unseen-d",
+        html_pages={
+            "python-pickle.html": (PY_HTML / "pickle.html", "sphinx"),
+            "pg-postgres-fdw.html": (PG_HTML / "postgres-fdw.html", "docbook"),
+            "pg-routine-vacuuming.html": (PG_HTML / "routine-vacuuming.html", "docbook"),
+        },
+        markdown_pages={"python-ipaddress.md": "ipaddress"},
+        multihop={"unseen-e/musique": (12, 4), "unseen-e/2wikimultihopqa": (12, 4)},  # the 4 after unseen-c's
         distractors=120,
         questions_file="questions.jsonl",
         corpus_file="corpus.jsonl",
