@@ -16,13 +16,13 @@ import json
 import re
 import subprocess
 import sys
-import unicodedata
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from agents.roles.absence import fold  # noqa: E402
 from agents.roles.checks import _OR_IDIOMS, is_choice  # noqa: E402
 
 YES_NO = {"yes", "no"}
@@ -31,10 +31,6 @@ YES_NO = {"yes", "no"}
 def before(question: str) -> bool:
     """The rule this one replaced: any "or" outside an idiom."""
     return bool(re.search(r"\bor\b", _OR_IDIOMS.sub(" ", question), re.IGNORECASE))
-
-
-def fold(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).lower()
 
 
 def answer_in_question(q: dict[str, Any]) -> bool:

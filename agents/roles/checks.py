@@ -75,11 +75,7 @@ _OR = re.compile(r"\bor\b", re.IGNORECASE)
 _CLAUSE_BREAK = re.compile(r"[,:;]")
 _OPTION_START = re.compile(r"[\"'\u201c\u2018\u00ab(]?[A-Z0-9\u00c0-\u00de]")
 """A named option's first word: a capital, a digit or an opening quote."""
-_ARTICLES = ("the ", "a ", "an ")
-
-
-def _names_an_option(word: str) -> bool:
-    return bool(_OPTION_START.match(word))
+_ARTICLE = re.compile(r"(?:the|an?)\s+", re.IGNORECASE)
 
 
 def offers_options(text: str, at: re.Match[str]) -> bool:
@@ -91,11 +87,9 @@ def offers_options(text: str, at: re.Match[str]) -> bool:
         return True
     prev = before.split()[-1:] or [""]
     rest = after.strip()
-    for article in _ARTICLES:
-        if rest.lower().startswith(article):
-            rest = rest[len(article) :]
-            break
-    return _names_an_option(prev[0]) and _names_an_option(rest)
+    if m := _ARTICLE.match(rest):
+        rest = rest[m.end() :]
+    return bool(_OPTION_START.match(prev[0]) and _OPTION_START.match(rest))
 
 
 def is_choice(question: str) -> bool:
@@ -105,9 +99,7 @@ def is_choice(question: str) -> bool:
     lists alternatives of a description ("a file moved to the trash or recycle bin", "created or updated")."""
     text = _OR_IDIOMS.sub(" ", question)
     ors = list(_OR.finditer(text))
-    if not ors:
-        return False
-    return asks_yes_no(question) or any(offers_options(text, m) for m in ors)
+    return bool(ors) and (asks_yes_no(question) or any(offers_options(text, m) for m in ors))
 
 
 _YES_NO_QUESTION = re.compile(r"^\W*(?:is|are|was|were|do|does|did|has|have|had)\s+(?!you\b|i\b|we\b)\w", re.IGNORECASE)
